@@ -1,0 +1,288 @@
+//! Metrics over trial outcomes (rates with Wilson 95% intervals, overall and per category), and
+//! the scenario's thresholds judged against them, which decide the exit code.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::exit_code;
+use crate::outcome::{ConvergenceStatus, Outcome};
+use crate::results::TrialRecord;
+use crate::scenario::Thresholds;
+
+/// A proportion with its Wilson score interval at 95%.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Rate {
+    pub numerator: u64,
+    pub denominator: u64,
+    /// `None` when the denominator is 0: nothing was measured.
+    pub value: Option<f64>,
+    pub low: f64,
+    pub high: f64,
+}
+
+impl Rate {
+    pub fn new(numerator: u64, denominator: u64) -> Rate {
+        let (low, high) = wilson(numerator, denominator);
+        Rate {
+            numerator,
+            denominator,
+            value: (denominator > 0).then(|| numerator as f64 / denominator as f64),
+            low,
+            high,
+        }
+    }
+}
+
+/// The Wilson score interval for `k` successes in `n` trials at 95% (z = 1.96). With no trials it
+/// is the whole of [0, 1]: nothing is known.
+pub fn wilson(k: u64, n: u64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let z = 1.959_963_984_540_054_f64;
+    let n_f = n as f64;
+    let p = k as f64 / n_f;
+    let z2 = z * z;
+    let denom = 1.0 + z2 / n_f;
+    let center = (p + z2 / (2.0 * n_f)) / denom;
+    let half = z * ((p * (1.0 - p) / n_f) + z2 / (4.0 * n_f * n_f)).sqrt() / denom;
+    // At k = 0 and k = n the bounds are exactly 0 and 1; floating point would leave 1e-16 off.
+    let low = if k == 0 {
+        0.0
+    } else {
+        (center - half).max(0.0)
+    };
+    let high = if k == n {
+        1.0
+    } else {
+        (center + half).min(1.0)
+    };
+    (low, high)
+}
+
+/// Counts and rates over a set of trials.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Metrics {
+    pub fixtures: u64,
+    pub trials: u64,
+    pub outcomes: BTreeMap<Outcome, u64>,
+    /// false-pass / (detected + wrong-reason + false-pass).
+    pub false_pass_rate: Option<Rate>,
+    /// detected / (detected + wrong-reason + false-pass).
+    pub recall: Option<Rate>,
+    /// false-alarm / (passed + false-alarm).
+    pub false_alarm_rate: Option<Rate>,
+    /// Errors and timeouts.
+    pub errors: u64,
+    /// Trials whose convergence round differs from the expectation.
+    pub rounds_off: u64,
+    /// Trials by the round at which they first passed (`"never"` for none), among trials that
+    /// state an expectation.
+    pub rounds: BTreeMap<String, u64>,
+    /// Wall time of all trials, summed.
+    pub total_ms: u64,
+}
+
+impl Metrics {
+    pub fn count(&self, outcome: Outcome) -> u64 {
+        self.outcomes.get(&outcome).copied().unwrap_or(0)
+    }
+
+    pub fn of<'a>(trials: impl IntoIterator<Item = &'a TrialRecord>) -> Metrics {
+        let mut m = Metrics::default();
+        let mut fixtures = std::collections::BTreeSet::new();
+        for t in trials {
+            fixtures.insert(t.fixture.clone());
+            m.trials += 1;
+            *m.outcomes.entry(t.outcome).or_default() += 1;
+            m.total_ms += t.duration_ms;
+            if let Some(c) = &t.convergence {
+                if c.status != ConvergenceStatus::AsExpected {
+                    m.rounds_off += 1;
+                }
+                let key = c
+                    .actual
+                    .map_or_else(|| "never".to_owned(), |r| r.to_string());
+                *m.rounds.entry(key).or_default() += 1;
+            }
+        }
+        m.fixtures = fixtures.len() as u64;
+        let omission = m.count(Outcome::Detected)
+            + m.count(Outcome::WrongReason)
+            + m.count(Outcome::FalsePass);
+        let golden = m.count(Outcome::Passed) + m.count(Outcome::FalseAlarm);
+        if omission > 0 {
+            m.false_pass_rate = Some(Rate::new(m.count(Outcome::FalsePass), omission));
+            m.recall = Some(Rate::new(m.count(Outcome::Detected), omission));
+        }
+        if golden > 0 {
+            m.false_alarm_rate = Some(Rate::new(m.count(Outcome::FalseAlarm), golden));
+        }
+        m.errors = m.count(Outcome::Error) + m.count(Outcome::Timeout);
+        m
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MetricsReport {
+    pub overall: Metrics,
+    pub per_category: BTreeMap<String, Metrics>,
+}
+
+impl MetricsReport {
+    pub fn of(trials: &[TrialRecord]) -> MetricsReport {
+        let mut by_category: BTreeMap<String, Vec<&TrialRecord>> = BTreeMap::new();
+        for t in trials {
+            by_category.entry(t.category.clone()).or_default().push(t);
+        }
+        MetricsReport {
+            overall: Metrics::of(trials),
+            per_category: by_category
+                .into_iter()
+                .map(|(k, v)| (k, Metrics::of(v)))
+                .collect(),
+        }
+    }
+}
+
+/// One threshold judged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ThresholdResult {
+    pub name: String,
+    /// The measured figure, as shown (`0/48`, `1.000`); `n/a` when nothing was measured.
+    pub figure: String,
+    /// The bar, as shown (`<= 0`, `>= 1.000`).
+    pub bar: String,
+    pub met: bool,
+    /// The exit code this threshold gives when broken.
+    pub exit_code: i32,
+}
+
+/// Judges `thresholds` against the overall metrics.
+pub fn judge(m: &Metrics, thresholds: &Thresholds) -> Vec<ThresholdResult> {
+    let rate = |r: &Option<Rate>| r.and_then(|r| r.value);
+    let show = |r: &Option<Rate>| {
+        r.map_or("n/a (none measured)".to_owned(), |r| {
+            format!(
+                "{:.3} ({}/{})",
+                r.value.unwrap_or(0.0),
+                r.numerator,
+                r.denominator
+            )
+        })
+    };
+    vec![
+        ThresholdResult {
+            name: "false-pass rate".into(),
+            figure: show(&m.false_pass_rate),
+            bar: format!("<= {:.3}", thresholds.max_false_pass_rate),
+            met: rate(&m.false_pass_rate).is_none_or(|v| v <= thresholds.max_false_pass_rate),
+            exit_code: exit_code::THRESHOLDS,
+        },
+        ThresholdResult {
+            name: "recall".into(),
+            figure: show(&m.recall),
+            bar: format!(">= {:.3}", thresholds.min_recall),
+            met: rate(&m.recall).is_none_or(|v| v >= thresholds.min_recall),
+            exit_code: exit_code::THRESHOLDS,
+        },
+        ThresholdResult {
+            name: "false alarms".into(),
+            figure: m.count(Outcome::FalseAlarm).to_string(),
+            bar: format!("<= {}", thresholds.max_false_alarms),
+            met: m.count(Outcome::FalseAlarm) <= thresholds.max_false_alarms,
+            exit_code: exit_code::GOLDEN_FAILED,
+        },
+        ThresholdResult {
+            name: "errors and timeouts".into(),
+            figure: m.errors.to_string(),
+            bar: format!("<= {}", thresholds.max_errors),
+            met: m.errors <= thresholds.max_errors,
+            exit_code: exit_code::ERRORS,
+        },
+        ThresholdResult {
+            name: "rounds off expectation".into(),
+            figure: m.rounds_off.to_string(),
+            bar: format!("<= {}", thresholds.max_rounds_off),
+            met: m.rounds_off <= thresholds.max_rounds_off,
+            exit_code: exit_code::THRESHOLDS,
+        },
+    ]
+}
+
+/// The exit code of a run: the broken threshold of highest precedence (see `exit_code.rs`).
+pub fn exit_code_of(results: &[ThresholdResult]) -> i32 {
+    let broken: Vec<i32> = results
+        .iter()
+        .filter(|t| !t.met)
+        .map(|t| t.exit_code)
+        .collect();
+    [
+        exit_code::GOLDEN_FAILED,
+        exit_code::ERRORS,
+        exit_code::THRESHOLDS,
+    ]
+    .into_iter()
+    .find(|c| broken.contains(c))
+    .unwrap_or(exit_code::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_matches_published_values() {
+        // 0/10: [0, 0.2775]; 10/10: [0.7225, 1]; 5/10: [0.2366, 0.7634] (Wilson 1927, z = 1.96).
+        let (l, h) = wilson(0, 10);
+        assert!(l == 0.0 && (h - 0.2775).abs() < 1e-4, "{l} {h}");
+        let (l, h) = wilson(10, 10);
+        assert!((l - 0.7225).abs() < 1e-4 && h == 1.0, "{l} {h}");
+        let (l, h) = wilson(5, 10);
+        assert!(
+            (l - 0.2366).abs() < 1e-4 && (h - 0.7634).abs() < 1e-4,
+            "{l} {h}"
+        );
+    }
+
+    #[test]
+    fn nothing_measured_is_the_whole_interval() {
+        assert_eq!(wilson(0, 0), (0.0, 1.0));
+        assert_eq!(Rate::new(0, 0).value, None);
+    }
+
+    #[test]
+    fn a_failed_golden_outranks_a_false_pass_in_the_exit_code() {
+        let m = Metrics {
+            outcomes: [
+                (Outcome::FalsePass, 1),
+                (Outcome::FalseAlarm, 1),
+                (Outcome::Detected, 1),
+                (Outcome::Passed, 1),
+            ]
+            .into(),
+            false_pass_rate: Some(Rate::new(1, 2)),
+            recall: Some(Rate::new(1, 2)),
+            ..Metrics::default()
+        };
+        let judged = judge(&m, &Thresholds::default());
+        assert_eq!(judged.iter().filter(|t| !t.met).count(), 3);
+        assert_eq!(exit_code_of(&judged), exit_code::GOLDEN_FAILED);
+    }
+
+    #[test]
+    fn a_false_pass_breaks_the_default_thresholds() {
+        let m = Metrics {
+            outcomes: [(Outcome::FalsePass, 1), (Outcome::Detected, 9)].into(),
+            false_pass_rate: Some(Rate::new(1, 10)),
+            recall: Some(Rate::new(9, 10)),
+            ..Metrics::default()
+        };
+        assert_eq!(
+            exit_code_of(&judge(&m, &Thresholds::default())),
+            exit_code::THRESHOLDS
+        );
+    }
+}

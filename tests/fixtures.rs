@@ -1,0 +1,89 @@
+//! One libtest trial per bundled fixture, named by its id: `cargo test --test fixtures -- <id>`
+//! runs one, `-- --list` lists them. Each trial materializes the fixture, runs the built-in gate
+//! over it round by round, and fails unless the outcome is what a correct gate gives (`passed`
+//! for a golden, `detected` for an omission) and convergence matches the expectation.
+
+use std::path::Path;
+
+use gatebench::corpus;
+use gatebench::outcome::ConvergenceStatus;
+use gatebench::pipeline;
+use gatebench::runner::{run_trial, RunConfig};
+use gatebench::scenario::PipelineSpec;
+use gatebench::workdir::WorkRoot;
+use libtest_mimic::{Arguments, Failed, Trial};
+
+fn main() {
+    let args = Arguments::from_args();
+    let fixtures_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let corpus = match corpus::load(&fixtures_dir) {
+        Ok(c) => c,
+        Err(errors) => {
+            for e in &errors {
+                eprintln!("error: {e}");
+            }
+            std::process::exit(1);
+        }
+    };
+    let trials = corpus
+        .fixtures
+        .iter()
+        .cloned()
+        .map(|fixture| {
+            let kind = if fixture.is_golden() {
+                "golden"
+            } else {
+                fixture.category.as_str()
+            };
+            let kind = kind.to_owned();
+            Trial::test(fixture.id.clone(), move || check(&fixture)).with_kind(kind)
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn check(fixture: &corpus::Fixture) -> Result<(), Failed> {
+    let root = WorkRoot::create(None, false).map_err(|e| e.to_string())?;
+    let gate = pipeline::from_spec(&PipelineSpec::Builtin);
+    let cfg = RunConfig {
+        jobs: 1,
+        trials: 1,
+        max_rounds: 3,
+        base_ref: "main".into(),
+        work_root: &root,
+    };
+    let record = run_trial(fixture, 0, gate.as_ref(), &cfg);
+    if !record.outcome.is_good() {
+        let findings: Vec<String> = record
+            .rounds
+            .first()
+            .and_then(|r| r.report.as_ref())
+            .and_then(|r| r["findings"].as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .map(|f| {
+                format!(
+                    "  - [{}] {} at {}",
+                    f["validator"], f["title"], f["location"]
+                )
+            })
+            .collect();
+        return Err(format!(
+            "{}: {}\nfindings of round 1:\n{}",
+            record.outcome.as_str(),
+            record.reason,
+            findings.join("\n")
+        )
+        .into());
+    }
+    if let Some(c) = &record.convergence {
+        if c.status != ConvergenceStatus::AsExpected {
+            return Err(format!(
+                "convergence {:?}: expected {:?}, got {:?}",
+                c.status, c.expected, c.actual
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
