@@ -7,10 +7,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use gatebench::error::Error;
 use gatebench::options::{Overrides, RunOptions};
+use gatebench::progress::LiveProgress;
 use gatebench::report::Report;
 use gatebench::scenario::Scenario;
 use gatebench::{
-    corpus, exit_code, gate, materialize, outcome, results, run, schema, summary, workdir,
+    corpus, exit_code, gate, materialize, outcome, results, run, runs, schema, summary, workdir,
 };
 
 #[derive(Parser)]
@@ -28,6 +29,17 @@ struct Cli {
 enum Command {
     /// Run a scenario: materialize every selected fixture, run the pipeline, score, summarize.
     Run(RunArgs),
+    /// Re-score a recorded run from its saved reports against the current fixtures' expectations,
+    /// without invoking any pipeline.
+    Replay {
+        /// A results file or a run folder under reports/.
+        recorded: PathBuf,
+        /// The fixtures to score against (default: the recorded scenario's).
+        #[arg(long)]
+        fixtures: Option<PathBuf>,
+        #[arg(long, default_value = "reports")]
+        reports_dir: PathBuf,
+    },
     /// List the fixtures with their category and expectation.
     List {
         #[arg(long, default_value = "fixtures")]
@@ -38,6 +50,58 @@ enum Command {
         /// Only fixtures with this tag.
         #[arg(long)]
         tag: Option<String>,
+        /// Only fixtures with a trial of this outcome in a run (detected, wrong-reason,
+        /// false-pass, passed, false-alarm, error, timeout).
+        #[arg(long, value_parser = parse_outcome)]
+        outcome: Option<outcome::Outcome>,
+        /// The run whose outcomes are shown and filtered: a results.json or a run folder
+        /// (default: the newest run under --reports-dir).
+        #[arg(long)]
+        results: Option<PathBuf>,
+        #[arg(long, default_value = "reports")]
+        reports_dir: PathBuf,
+    },
+    /// Compare two runs (results.json files or run folders): fixtures that newly pass falsely,
+    /// newly missed, newly alarmed, fixed; metric, convergence and cost deltas. Exits 2 when a
+    /// fixture regressed.
+    Compare {
+        base: PathBuf,
+        new: PathBuf,
+        #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
+        format: CompareFormat,
+        /// Write the comparison here instead of standard output.
+        #[arg(long)]
+        output: Option<PathBuf>,
+    },
+    /// Merge the results of every shard of a run (`run --shard i/n`) into one run, with metrics
+    /// and thresholds computed again; exits like `run`.
+    Merge {
+        /// The results.json (or run folder) of each shard.
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        #[arg(long, default_value = "reports")]
+        reports_dir: PathBuf,
+    },
+    /// Write a run as a baseline for the ratchet (`thresholds.baseline`): volatile data removed.
+    Baseline {
+        /// A results.json or run folder (default: the newest run under --reports-dir).
+        run: Option<PathBuf>,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value = "reports")]
+        reports_dir: PathBuf,
+    },
+    /// What a fixture plants (the diff from its golden), what a correct gate must report, and
+    /// what the last run's pipeline reported for it.
+    Explain {
+        fixture: String,
+        #[arg(long, default_value = "fixtures")]
+        fixtures: PathBuf,
+        /// The run to show (default: the newest run under --reports-dir).
+        #[arg(long)]
+        results: Option<PathBuf>,
+        #[arg(long, default_value = "reports")]
+        reports_dir: PathBuf,
     },
     /// Validate every fixture and scenario without running anything.
     Check {
@@ -108,6 +172,30 @@ struct RunArgs {
     /// Print only the summary, no progress.
     #[arg(long)]
     quiet: bool,
+    /// Run only shard I of N (1-based, e.g. `2/3`): fixtures are assigned by a hash of their id,
+    /// every trial of a fixture on one shard. Merge the shards with `gatebench merge`.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<gatebench::shard::Shard>,
+    /// Run every trial even when the result cache (`<reports-dir>/.cache/`, external pipelines
+    /// only) holds it; finished trials are still written to it.
+    #[arg(long)]
+    no_cache: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CompareFormat {
+    Text,
+    Markdown,
+}
+
+fn parse_outcome(s: &str) -> Result<outcome::Outcome, String> {
+    outcome::Outcome::ALL
+        .into_iter()
+        .find(|o| o.as_str() == s)
+        .ok_or_else(|| {
+            let all: Vec<&str> = outcome::Outcome::ALL.iter().map(|o| o.as_str()).collect();
+            format!("`{s}` is not an outcome: one of {}", all.join(", "))
+        })
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -134,7 +222,31 @@ pub fn main() -> i32 {
             fixtures,
             category,
             tag,
-        } => cmd_list(&fixtures, category, tag),
+            outcome,
+            results,
+            reports_dir,
+        } => cmd_list(&fixtures, category, tag, outcome, results, &reports_dir),
+        Command::Compare {
+            base,
+            new,
+            format,
+            output,
+        } => cmd_compare(&base, &new, format, output),
+        Command::Merge {
+            shards,
+            reports_dir,
+        } => cmd_merge(&shards, &reports_dir),
+        Command::Baseline {
+            run,
+            out,
+            reports_dir,
+        } => cmd_baseline(run.as_deref(), &out, &reports_dir),
+        Command::Explain {
+            fixture,
+            fixtures,
+            results,
+            reports_dir,
+        } => cmd_explain(&fixtures, &fixture, results.as_deref(), &reports_dir),
         Command::Check {
             fixtures,
             scenarios,
@@ -152,11 +264,22 @@ pub fn main() -> i32 {
         } => cmd_materialize(&fixtures, &fixture, &out),
         Command::Schema { dir, write } => cmd_schema(&dir, write),
         Command::WorkflowSchema { workflow } => cmd_workflow_schema(&workflow),
+        Command::Replay {
+            recorded,
+            fixtures,
+            reports_dir,
+        } => cmd_replay(recorded, fixtures, reports_dir),
     };
     result.unwrap_or_else(|errors| report_errors(&errors))
 }
 
 fn report_errors(errors: &[Error]) -> i32 {
+    if errors.iter().any(|e| matches!(e, Error::Interrupted)) {
+        // The Ctrl-C handler is removing the temporary repositories and exits the process itself
+        // when done; returning now could end the process before it has.
+        std::thread::sleep(std::time::Duration::from_secs(10));
+        return exit_code::INTERRUPTED;
+    }
     for e in errors {
         eprintln!("error: {e}");
     }
@@ -185,29 +308,30 @@ fn cmd_run(args: RunArgs) -> CmdResult {
             work_dir: args.work_dir,
             reports_dir: Some(args.reports_dir),
             keep: args.keep,
+            no_cache: args.no_cache,
+            shard: args.shard,
         },
     );
     let _ = ctrlc::set_handler(|| {
-        workdir::remove_live_roots();
+        gatebench::process::kill_live_groups();
+        workdir::interrupt_and_remove_roots(std::time::Duration::from_secs(5));
         eprintln!("\ninterrupted: temporary repositories removed");
         std::process::exit(exit_code::INTERRUPTED);
     });
-    let live = !args.quiet && std::io::stderr().is_terminal();
+    let live = LiveProgress::new(!args.quiet && std::io::stderr().is_terminal());
     let progress = |record: &results::TrialRecord, done: usize, total: usize| {
-        if live {
-            eprint!(
-                "\r\x1b[2K[{done}/{total}] {} {}",
-                record.fixture,
-                record.outcome.as_str()
-            );
-        }
+        live.on_trial(record, done, total);
     };
-    let finished = run::execute(&options, &progress)?;
-    if live {
-        eprint!("\r\x1b[2K");
-    }
+    let finished = run::execute(&options, &progress);
+    live.finish();
+    let finished = finished?;
     print!("{}", summary::terminal(&finished.results));
     println!("results: {}", finished.dir.join("results.json").display());
+    println!(
+        "report:  {} (also summary.md, junit.xml)",
+        finished.dir.join("report.html").display()
+    );
+    step_summary(&finished.results)?;
     if options.keep {
         println!(
             "repositories kept under the work dir; each trial's path is in results.json (kept_at)"
@@ -216,17 +340,43 @@ fn cmd_run(args: RunArgs) -> CmdResult {
     Ok(finished.results.exit_code)
 }
 
-fn cmd_list(fixtures: &Path, category: Option<String>, tag: Option<String>) -> CmdResult {
+fn cmd_list(
+    fixtures: &Path,
+    category: Option<String>,
+    tag: Option<String>,
+    outcome: Option<outcome::Outcome>,
+    results: Option<PathBuf>,
+    reports_dir: &Path,
+) -> CmdResult {
     let corpus = corpus::load(fixtures)?;
-    let mut rows = vec![[
-        "id".to_owned(),
-        "category".to_owned(),
-        "golden".to_owned(),
-        "expects".to_owned(),
-    ]];
+    // The last run's outcomes, when asked for (by --outcome or --results).
+    let last = if outcome.is_some() || results.is_some() {
+        let (file, run) =
+            runs::named_or_newest(results.as_deref(), reports_dir).map_err(|e| vec![e])?;
+        eprintln!("outcomes from {}", file.display());
+        Some(run)
+    } else {
+        None
+    };
+    let outcomes_of = |id: &str| -> Vec<outcome::Outcome> {
+        last.as_ref().map_or_else(Vec::new, |r| {
+            r.trials
+                .iter()
+                .filter(|t| t.fixture == id)
+                .map(|t| t.outcome)
+                .collect()
+        })
+    };
+    let mut head = vec!["id", "category", "golden", "expects"];
+    if last.is_some() {
+        head.insert(3, "last run");
+    }
+    let mut rows: Vec<Vec<String>> = vec![head.into_iter().map(str::to_owned).collect()];
     for f in &corpus.fixtures {
+        let outcomes = outcomes_of(&f.id);
         if category.as_ref().is_some_and(|c| c != &f.category)
             || tag.as_ref().is_some_and(|t| !f.tags.contains(t))
+            || outcome.is_some_and(|o| !outcomes.contains(&o))
         {
             continue;
         }
@@ -234,27 +384,29 @@ fn cmd_list(fixtures: &Path, category: Option<String>, tag: Option<String>) -> C
         for m in &f.expect.findings {
             expects.push_str(&format!(" [{}]", outcome::describe(&m.spec)));
         }
-        rows.push([
+        let mut row = vec![
             f.id.clone(),
             f.category.clone(),
             f.golden.clone().unwrap_or_else(|| "-".into()),
             expects,
-        ]);
+        ];
+        if last.is_some() {
+            row.insert(3, gatebench::compare::show_outcomes(&outcomes));
+        }
+        rows.push(row);
     }
-    let widths: Vec<usize> = (0..3)
+    let columns = rows[0].len();
+    let widths: Vec<usize> = (0..columns - 1)
         .map(|i| rows.iter().map(|r| r[i].len()).max().unwrap_or(0))
         .collect();
     for r in &rows {
-        println!(
-            "{:<w0$}  {:<w1$}  {:<w2$}  {}",
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            w0 = widths[0],
-            w1 = widths[1],
-            w2 = widths[2]
-        );
+        let mut line: String = widths
+            .iter()
+            .zip(r)
+            .map(|(w, cell)| format!("{cell:<w$}  "))
+            .collect();
+        line.push_str(&r[columns - 1]);
+        println!("{line}");
     }
     println!("{} fixtures", rows.len() - 1);
     Ok(exit_code::SUCCESS)
@@ -274,8 +426,14 @@ fn cmd_check(fixtures: &Path, scenarios: &Path) -> CmdResult {
                 .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
             {
                 scenario_count += 1;
-                if let Err(e) = Scenario::load(file) {
-                    errors.push(e);
+                // A scenario's ratchet baseline must be readable too.
+                match Scenario::load(file) {
+                    Ok(s) => {
+                        if let Err(e) = gatebench::ratchet::load(file, &s.spec.thresholds) {
+                            errors.push(e);
+                        }
+                    }
+                    Err(e) => errors.push(e),
                 }
             }
         }
@@ -405,5 +563,124 @@ fn cmd_workflow_schema(workflow: &Path) -> CmdResult {
         std::fs::read_to_string(workflow).map_err(|e| vec![Error::io("read", workflow, e)])?;
     let value = gate::workflow_schema(&text).map_err(|m| vec![Error::invalid(workflow, m)])?;
     println!("{}", schema::render(&value).trim_end());
+    Ok(exit_code::SUCCESS)
+}
+
+/// Appends the Markdown summary to `$GITHUB_STEP_SUMMARY` when GitHub Actions sets it.
+fn step_summary(results: &results::RunResults) -> Result<(), Vec<Error>> {
+    match std::env::var_os("GITHUB_STEP_SUMMARY").filter(|v| !v.is_empty()) {
+        Some(path) => {
+            gatebench::outputs::append_step_summary(Path::new(&path), results).map_err(|e| vec![e])
+        }
+        None => Ok(()),
+    }
+}
+
+fn cmd_compare(
+    base: &Path,
+    new: &Path,
+    format: CompareFormat,
+    output: Option<PathBuf>,
+) -> CmdResult {
+    let (base_results, new_results) = match (runs::read(base), runs::read(new)) {
+        (Ok(b), Ok(n)) => (b, n),
+        (b, n) => return Err(b.err().into_iter().chain(n.err()).collect()),
+    };
+    let comparison = gatebench::compare::compare(
+        &base_results,
+        &new_results,
+        &base.display().to_string(),
+        &new.display().to_string(),
+    );
+    let text = match format {
+        CompareFormat::Text => gatebench::compare::text(&comparison),
+        CompareFormat::Markdown => gatebench::compare::markdown(&comparison),
+    };
+    match output {
+        Some(file) => results::write_atomic(&file, text.as_bytes()).map_err(|e| vec![e])?,
+        None => print!("{text}"),
+    }
+    Ok(if comparison.regressions().next().is_some() {
+        exit_code::THRESHOLDS
+    } else {
+        exit_code::SUCCESS
+    })
+}
+
+fn cmd_replay(recorded: PathBuf, fixtures: Option<PathBuf>, reports_dir: PathBuf) -> CmdResult {
+    let finished = gatebench::replay::replay(&gatebench::replay::ReplayOptions {
+        recorded,
+        fixtures_dir: fixtures,
+        reports_dir,
+    })?;
+    let results = &finished.results;
+    print!("{}", summary::terminal(results));
+    println!(
+        "replay of {} (no pipeline invoked)",
+        results.replay_of.as_deref().unwrap_or("?")
+    );
+    println!("results: {}", finished.dir.join("results.json").display());
+    Ok(results.exit_code)
+}
+
+fn cmd_merge(shards: &[PathBuf], reports_dir: &Path) -> CmdResult {
+    let mut read = Vec::new();
+    let mut errors = Vec::new();
+    for path in shards {
+        match runs::read(path) {
+            Ok(r) => read.push((runs::results_file(path), r)),
+            Err(e) => errors.push(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let mut merged = gatebench::merge::merge(read, std::time::SystemTime::now())?;
+    merged.run_id = run::reserve_run_dir(reports_dir, &merged.run_id).map_err(|e| vec![e])?;
+    let dir = reports_dir.join(&merged.run_id);
+    gatebench::outputs::write_all(&dir, &merged).map_err(|e| vec![e])?;
+    print!("{}", summary::terminal(&merged));
+    println!("merged {} shards", merged.merged_from.len());
+    println!("results: {}", dir.join("results.json").display());
+    println!(
+        "report:  {} (also summary.md, junit.xml)",
+        dir.join("report.html").display()
+    );
+    step_summary(&merged)?;
+    Ok(merged.exit_code)
+}
+
+fn cmd_baseline(run: Option<&Path>, out: &Path, reports_dir: &Path) -> CmdResult {
+    let (file, results) = runs::named_or_newest(run, reports_dir).map_err(|e| vec![e])?;
+    let baseline = gatebench::ratchet::baseline_of(&results);
+    results::write_json_atomic(out, &baseline).map_err(|e| vec![e])?;
+    println!(
+        "baseline of {} ({} fixtures, {} trials) written to {}",
+        file.display(),
+        baseline.metrics.overall.fixtures,
+        baseline.trials.len(),
+        out.display()
+    );
+    Ok(exit_code::SUCCESS)
+}
+
+fn cmd_explain(fixtures: &Path, id: &str, results: Option<&Path>, reports_dir: &Path) -> CmdResult {
+    let corpus = corpus::load(fixtures)?;
+    // No run yet is not an error for `explain`: it still shows the fixture.
+    let last = match results {
+        Some(p) => Some((p.display().to_string(), runs::read(p).map_err(|e| vec![e])?)),
+        None => runs::newest(reports_dir).and_then(|dir| {
+            runs::read(&dir)
+                .ok()
+                .map(|r| (dir.display().to_string(), r))
+        }),
+    };
+    let text = gatebench::explain::explain(
+        &corpus,
+        id,
+        last.as_ref().map(|(label, r)| (label.as_str(), r)),
+    )
+    .map_err(|e| vec![e])?;
+    print!("{text}");
     Ok(exit_code::SUCCESS)
 }

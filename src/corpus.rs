@@ -1,7 +1,7 @@
 //! Loading the fixture corpus: every `fixtures/*/fixture.yaml` parsed strictly, goldens resolved,
 //! layers composed into in-memory file trees and every placeholder checked, before anything runs.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use regex::Regex;
@@ -173,6 +173,10 @@ struct Ctx<'a> {
     file: &'a Path,
     folder: &'a Path,
     text: &'a str,
+    /// Fed every input this fixture reads (its files, its spec, its golden's hash): the fixture's
+    /// content hash, computed from inputs rather than from the composed trees, which repeat the
+    /// golden's files in every layer.
+    hasher: std::cell::RefCell<Sha256>,
 }
 
 impl Ctx<'_> {
@@ -267,6 +271,7 @@ fn build_golden(file: &Path, p: &yaml::Parsed<FixtureFile>) -> Result<Fixture, E
         file,
         folder,
         text: &p.text,
+        hasher: Default::default(),
     };
     let expect = common_checks(&ctx, f)?;
     if f.plant.is_some() {
@@ -324,6 +329,7 @@ fn build_omission(
         file,
         folder,
         text: &p.text,
+        hasher: Default::default(),
     };
     let expect = common_checks(&ctx, f)?;
     let extends = f.extends.as_deref().unwrap_or_default();
@@ -413,6 +419,9 @@ fn build_omission(
             states.unstaged = Some(apply_layer(&ctx, "plant", from, &layer)?);
         }
     }
+    ctx.hasher
+        .borrow_mut()
+        .update(golden.content_hash.as_bytes());
     finish(
         &ctx,
         f,
@@ -454,7 +463,12 @@ fn finish(
         });
     }
     check_placeholders(ctx, &states, &fixes)?;
-    let content_hash = hash_of(f, &states, &fixes);
+    let content_hash = {
+        let mut hasher = ctx.hasher.borrow_mut();
+        hasher.update(serde_json::to_vec(f).unwrap_or_default());
+        let digest = std::mem::take(&mut *hasher).finalize();
+        digest.iter().map(|b| format!("{b:02x}")).collect()
+    };
     Ok(Fixture {
         id: f.id.clone(),
         description: f.description.clone(),
@@ -594,42 +608,15 @@ fn read_tree(ctx: &Ctx, key: &str, dir: &str) -> Result<Files, Error> {
             }
         }
     }
+    hash_files(&mut ctx.hasher.borrow_mut(), &files);
     Ok(files)
 }
 
-fn hash_of(f: &FixtureFile, states: &States, fixes: &[FixState]) -> String {
-    let mut h = Sha256::new();
-    let mut feed = |label: &str, files: &Files| {
-        h.update(label.as_bytes());
-        for (path, content) in files {
-            h.update((path.len() as u64).to_le_bytes());
-            h.update(path.as_bytes());
-            h.update((content.len() as u64).to_le_bytes());
-            h.update(content);
-        }
-    };
-    feed("base", &states.base);
-    feed("head", &states.head);
-    if let Some(s) = &states.staged {
-        feed("staged", s);
+fn hash_files(hasher: &mut Sha256, files: &Files) {
+    for (path, content) in files {
+        hasher.update((path.len() as u64).to_le_bytes());
+        hasher.update(path.as_bytes());
+        hasher.update((content.len() as u64).to_le_bytes());
+        hasher.update(content);
     }
-    if let Some(s) = &states.unstaged {
-        feed("unstaged", s);
-    }
-    for fix in fixes {
-        feed(&format!("fix{}", fix.after_round), &fix.files);
-    }
-    let spec = serde_json::to_vec(f).unwrap_or_default();
-    h.update(&spec);
-    let digest = h.finalize();
-    digest.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Every distinct tag and category, for listings and filters.
-pub fn categories(corpus: &Corpus) -> BTreeSet<&str> {
-    corpus
-        .fixtures
-        .iter()
-        .map(|f| f.category.as_str())
-        .collect()
 }

@@ -40,6 +40,9 @@ pub enum Error {
     /// A bug or an impossible state inside gatebench.
     #[error("internal error: {0}")]
     Internal(String),
+    /// The run was interrupted (Ctrl-C) and wrote no results.
+    #[error("interrupted: no results written")]
+    Interrupted,
 }
 
 impl Error {
@@ -83,6 +86,7 @@ impl Error {
         match self {
             Error::Invalid { .. } => exit_code::USAGE,
             Error::Io { .. } | Error::Git { .. } | Error::Internal(_) => exit_code::INTERNAL,
+            Error::Interrupted => exit_code::INTERRUPTED,
         }
     }
 }

@@ -11,6 +11,11 @@ use sha2::{Digest, Sha256};
 /// ledger cannot contain the id of a tree that contains itself.
 pub const LEDGER_DIR: &str = "specs";
 
+/// The folder of the verification loop's machine state (seed 000: `docs/delivery/.state/`). The
+/// gate writes its state file there between rounds, so it is never part of the source tree, of
+/// the changes a gate judges, or of the delivery diff: evidence stays bound while the loop runs.
+pub const LOOP_STATE_DIR: &str = "docs/delivery/.state";
+
 /// Regular, non-executable file mode.
 pub const MODE_FILE: u32 = 0o100644;
 
@@ -34,6 +39,16 @@ pub fn in_ledger(path: &str) -> bool {
     path == LEDGER_DIR || path.starts_with(&format!("{LEDGER_DIR}/"))
 }
 
+/// Whether `path` lies in the verification loop's state folder.
+pub fn in_loop_state(path: &str) -> bool {
+    path == LOOP_STATE_DIR || path.starts_with(&format!("{LOOP_STATE_DIR}/"))
+}
+
+/// Whether `path` belongs to the source tree: outside the ledger and the loop's state folder.
+pub fn in_source_tree(path: &str) -> bool {
+    !in_ledger(path) && !in_loop_state(path)
+}
+
 /// The tree id git would give to these files (path -> content), all with mode 100644.
 pub fn tree_id<'a, I>(files: I) -> Oid
 where
@@ -46,12 +61,13 @@ where
     root.id()
 }
 
-/// The source tree id of a set of files: the tree of every file outside the ledger folder.
+/// The source tree id of a set of files: the tree of every file outside the ledger folder and the
+/// loop's state folder.
 pub fn source_tree_id<'a, I>(files: I) -> Oid
 where
     I: IntoIterator<Item = (&'a str, &'a [u8])>,
 {
-    tree_id(files.into_iter().filter(|(path, _)| !in_ledger(path)))
+    tree_id(files.into_iter().filter(|(path, _)| in_source_tree(path)))
 }
 
 #[derive(Default)]
@@ -134,6 +150,25 @@ mod tests {
             tree_id(with.iter().copied()),
             tree_id(without.iter().copied())
         );
+    }
+
+    #[test]
+    fn source_tree_leaves_the_loop_state_out() {
+        let with: Vec<(&str, &[u8])> = vec![
+            ("src/a.py", b"1"),
+            ("docs/delivery/.state/SV-1-verification.json", b"{}"),
+            ("docs/delivery/SV-1-changelist.md", b"x"),
+        ];
+        let without: Vec<(&str, &[u8])> = vec![
+            ("src/a.py", b"1"),
+            ("docs/delivery/SV-1-changelist.md", b"x"),
+        ];
+        assert_eq!(
+            source_tree_id(with.iter().copied()),
+            tree_id(without.iter().copied())
+        );
+        assert!(in_loop_state("docs/delivery/.state/x.json"));
+        assert!(!in_loop_state("docs/delivery/.statefile"));
     }
 
     fn entry(path: &str, id: Oid) -> git2::IndexEntry {

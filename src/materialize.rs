@@ -2,7 +2,7 @@
 //! deterministically: fixed author, committer and times, so that a fixture gives the same commit
 //! and tree ids on every run and every machine.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use git2::{IndexEntry, IndexTime, Oid, Repository, RepositoryInitOptions, Signature, Time};
@@ -60,13 +60,18 @@ fn index_entry(path: &str, id: Oid) -> IndexEntry {
     }
 }
 
-/// Writes `files` as blobs and a tree into `repo`, returning the tree id.
-fn write_tree(repo: &Repository, files: &Files) -> Result<Oid> {
+/// Writes `files` as blobs and a tree into `repo`, returning the tree id. Blobs already in
+/// `written` are not written again (most files are the same in every layer).
+fn write_tree(repo: &Repository, files: &Files, written: &mut HashSet<Oid>) -> Result<Oid> {
     let mut index = git2::Index::new().map_err(|e| Error::git("create an index", e))?;
     for (path, content) in files {
-        let id = repo
-            .blob(content)
-            .map_err(|e| Error::git(format!("write blob {path}"), e))?;
+        let mut id = gittree::blob_id(content);
+        if !written.contains(&id) {
+            id = repo
+                .blob(content)
+                .map_err(|e| Error::git(format!("write blob {path}"), e))?;
+            written.insert(id);
+        }
         index
             .add(&index_entry(path, id))
             .map_err(|e| Error::git(format!("stage {path}"), e))?;
@@ -136,6 +141,8 @@ fn commit(
 pub fn materialize(fixture: &Fixture, dir: &Path) -> Result<Materialized> {
     let mut opts = RepositoryInitOptions::new();
     opts.initial_head(BASE_BRANCH);
+    // No hooks or other template files: nothing in a fixture repository runs by itself.
+    opts.external_template(false);
     let repo =
         Repository::init_opts(dir, &opts).map_err(|e| Error::git("initialise a repository", e))?;
     let mut known = Known::default();
@@ -143,7 +150,8 @@ pub fn materialize(fixture: &Fixture, dir: &Path) -> Result<Materialized> {
 
     let states = &fixture.states;
     let base = resolve(fixture, Stage::Base, &states.base, None, &known)?;
-    let base_tree = write_tree(&repo, &base)?;
+    let mut written = HashSet::new();
+    let base_tree = write_tree(&repo, &base, &mut written)?;
     let base_commit = commit(&repo, BASE_BRANCH, base_tree, None, 0, "base\n")?;
     record(&mut known, Stage::Base, base_commit, base_tree, &base);
     commits.insert("base".to_owned(), base_commit.to_string());
@@ -155,7 +163,7 @@ pub fn materialize(fixture: &Fixture, dir: &Path) -> Result<Materialized> {
         Some((&states.base, &base)),
         &known,
     )?;
-    let head_tree = write_tree(&repo, &head)?;
+    let head_tree = write_tree(&repo, &head, &mut written)?;
     let head_commit = commit(
         &repo,
         FEATURE_BRANCH,
@@ -257,16 +265,34 @@ fn record(known: &mut Known, stage: Stage, commit: Oid, tree: Oid, files: &Files
     known.source_trees.insert(stage, source.to_string());
 }
 
-/// Writes `files` into an empty work tree and an index that matches them.
+/// Writes `files` into an empty work tree and an index that matches them. The index entries
+/// carry each file's stat data, so git sees a clean work tree without re-reading the files; their
+/// blob ids are computed in memory (the blobs are already in the object database).
 fn checkout(repo: &Repository, dir: &Path, files: &Files) -> Result<()> {
     write_files(dir, files.iter())?;
     let mut index = repo.index().map_err(|e| Error::git("read the index", e))?;
-    for path in files.keys() {
+    for (path, content) in files {
+        let target = dir.join(path);
+        let meta = std::fs::metadata(&target).map_err(|e| Error::io("stat", &target, e))?;
         index
-            .add_path(Path::new(path))
+            .add(&stat_entry(path, gittree::blob_id(content), &meta))
             .map_err(|e| Error::git(format!("stage {path}"), e))?;
     }
     index.write().map_err(|e| Error::git("write the index", e))
+}
+
+fn stat_entry(path: &str, id: Oid, meta: &std::fs::Metadata) -> IndexEntry {
+    use std::os::unix::fs::MetadataExt;
+    // The index stores 32-bit stat fields; truncation is what git itself does.
+    let mut entry = index_entry(path, id);
+    entry.ctime = IndexTime::new(meta.ctime() as i32, meta.ctime_nsec() as u32);
+    entry.mtime = IndexTime::new(meta.mtime() as i32, meta.mtime_nsec() as u32);
+    entry.dev = meta.dev() as u32;
+    entry.ino = meta.ino() as u32;
+    entry.uid = meta.uid();
+    entry.gid = meta.gid();
+    entry.file_size = meta.len() as u32;
+    entry
 }
 
 fn write_files<'a>(
@@ -294,7 +320,7 @@ fn sync_work_tree(dir: &Path, from: &Files, to: &Files) -> Result<()> {
 
 impl Materialized {
     /// Applies a scripted fix: the work tree becomes `files` (placeholders filled) and everything is
-    /// committed on the feature branch, as `git add -A && git commit` would.
+    /// committed on the feature branch, as `git add -A && git commit` would (ignored files are not).
     pub fn apply_fix(&mut self, fixture: &Fixture, number: u32, files: &Files) -> Result<String> {
         let stage = Stage::Fix(number);
         let resolved = resolve(
@@ -307,7 +333,17 @@ impl Materialized {
         sync_work_tree(&self.work_dir, &self.current, &resolved)?;
         let repo =
             Repository::open(&self.work_dir).map_err(|e| Error::git("open the work tree", e))?;
-        let tree = write_tree(&repo, &resolved)?;
+        // As `git add -A` would: files the repository ignores stay in the work tree, uncommitted.
+        let mut committed = Files::new();
+        for (path, content) in &resolved {
+            let ignored = repo
+                .is_path_ignored(path)
+                .map_err(|e| Error::git(format!("check whether {path} is ignored"), e))?;
+            if !ignored {
+                committed.insert(path.clone(), content.clone());
+            }
+        }
+        let tree = write_tree(&repo, &committed, &mut HashSet::new())?;
         let parent = repo
             .head()
             .and_then(|h| h.peel_to_commit())
@@ -331,10 +367,65 @@ impl Materialized {
         index
             .write()
             .map_err(|e| Error::git("write the index", e))?;
-        record(&mut self.known, stage, id, tree, &resolved);
+        record(&mut self.known, stage, id, tree, &committed);
         self.commits.insert(stage.name(), id.to_string());
         self.current = resolved;
         self.current_raw = files.clone();
         Ok(id.to_string())
+    }
+
+    /// Commits the work tree as it is now on the feature branch, as `git add -A && git commit`
+    /// would (`.gitignore` respected), with the fixed author and time of fix `number`: how an
+    /// external fixer's changes are recorded. `None` when the tree is unchanged.
+    pub fn commit_work_tree(&mut self, number: u32) -> Result<Option<String>> {
+        let repo =
+            Repository::open(&self.work_dir).map_err(|e| Error::git("open the work tree", e))?;
+        let mut index = repo.index().map_err(|e| Error::git("read the index", e))?;
+        index
+            .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
+            .map_err(|e| Error::git("stage the work tree", e))?;
+        index
+            .update_all(["*"], None)
+            .map_err(|e| Error::git("stage deletions", e))?;
+        index
+            .write()
+            .map_err(|e| Error::git("write the index", e))?;
+        let tree = index
+            .write_tree()
+            .map_err(|e| Error::git("write a tree", e))?;
+        let head = repo
+            .head()
+            .and_then(|h| h.peel_to_commit())
+            .map_err(|e| Error::git("read HEAD", e))?;
+        if head.tree_id() == tree {
+            return Ok(None);
+        }
+        let id = commit(
+            &repo,
+            FEATURE_BRANCH,
+            tree,
+            Some(head.id()),
+            1 + number as i64,
+            &format!("fix {number}\n"),
+        )?;
+        let mut files = Files::new();
+        let tree_obj = repo
+            .find_tree(tree)
+            .map_err(|e| Error::git("find a tree", e))?;
+        tree_obj
+            .walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+                if let Some(blob) = entry.to_object(&repo).ok().and_then(|o| o.into_blob().ok()) {
+                    let name = entry.name().unwrap_or_default();
+                    files.insert(format!("{dir}{name}"), blob.content().to_vec());
+                }
+                git2::TreeWalkResult::Ok
+            })
+            .map_err(|e| Error::git("read the committed tree", e))?;
+        let stage = Stage::Fix(number);
+        record(&mut self.known, stage, id, tree, &files);
+        self.commits.insert(stage.name(), id.to_string());
+        self.current_raw = files.clone();
+        self.current = files;
+        Ok(Some(id.to_string()))
     }
 }

@@ -6,10 +6,12 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::cost::CostTotal;
 use crate::exit_code;
 use crate::outcome::{ConvergenceStatus, Outcome};
 use crate::results::TrialRecord;
 use crate::scenario::Thresholds;
+use crate::trials::RepeatMetrics;
 
 /// A proportion with its Wilson score interval at 95%.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -83,6 +85,21 @@ pub struct Metrics {
     pub rounds: BTreeMap<String, u64>,
     /// Wall time of all trials, summed.
     pub total_ms: u64,
+    /// Rounds run (verify, fix, re-verify) over all trials: what convergence cost in rounds.
+    #[serde(default)]
+    pub rounds_run: u64,
+    /// Wall time of those rounds (the pipeline's runs, without materialization and fixes), summed.
+    #[serde(default)]
+    pub round_ms: u64,
+    /// Cost of every round and fixer run, summed (unknown where not reported).
+    #[serde(default)]
+    pub cost: CostTotal,
+    /// Trials whose pipeline changed the repository it was verifying.
+    #[serde(default)]
+    pub modified_repo: u64,
+    /// pass^k, pass@1, disagreement and flaky fixtures, when fixtures ran more than once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<RepeatMetrics>,
 }
 
 impl Metrics {
@@ -93,11 +110,17 @@ impl Metrics {
     pub fn of<'a>(trials: impl IntoIterator<Item = &'a TrialRecord>) -> Metrics {
         let mut m = Metrics::default();
         let mut fixtures = std::collections::BTreeSet::new();
+        let trials: Vec<&TrialRecord> = trials.into_iter().collect();
+        m.repeat = crate::trials::repeat_metrics(trials.iter().copied());
         for t in trials {
             fixtures.insert(t.fixture.clone());
             m.trials += 1;
             *m.outcomes.entry(t.outcome).or_default() += 1;
             m.total_ms += t.duration_ms;
+            m.rounds_run += t.rounds.len() as u64;
+            m.round_ms += t.rounds.iter().map(|r| r.duration_ms).sum::<u64>();
+            m.cost.merge(&t.cost);
+            m.modified_repo += u64::from(t.modified_repo);
             if let Some(c) = &t.convergence {
                 if c.status != ConvergenceStatus::AsExpected {
                     m.rounds_off += 1;
@@ -210,6 +233,61 @@ pub fn judge(m: &Metrics, thresholds: &Thresholds) -> Vec<ThresholdResult> {
             exit_code: exit_code::THRESHOLDS,
         },
     ]
+    .into_iter()
+    .chain(flaky_threshold(m, thresholds))
+    .collect()
+}
+
+/// Judges the optional per-category recall bars (`min_category_recall`): one result per category
+/// that has a bar, by name or through `"*"`. A category without omission trials in this run is
+/// not measured, and says so.
+pub fn judge_categories(report: &MetricsReport, thresholds: &Thresholds) -> Vec<ThresholdResult> {
+    let bars = &thresholds.min_category_recall;
+    let categories: std::collections::BTreeSet<&String> = report
+        .per_category
+        .keys()
+        .chain(bars.keys().filter(|k| k.as_str() != "*"))
+        .collect();
+    categories
+        .into_iter()
+        .filter_map(|category| {
+            let bar = *bars.get(category).or_else(|| bars.get("*"))?;
+            let recall = report.per_category.get(category).and_then(|m| m.recall);
+            // `"*"` covers the categories that have omission trials (not the goldens'); a category
+            // named explicitly is always shown, measured or not.
+            if recall.is_none() && !bars.contains_key(category) {
+                return None;
+            }
+            let figure = recall.map_or("n/a (none measured)".to_owned(), |r| {
+                format!(
+                    "{:.3} ({}/{})",
+                    r.value.unwrap_or(0.0),
+                    r.numerator,
+                    r.denominator
+                )
+            });
+            Some(ThresholdResult {
+                name: format!("recall of {category}"),
+                figure,
+                bar: format!(">= {bar:.3}"),
+                met: recall.and_then(|r| r.value).is_none_or(|v| v >= bar),
+                exit_code: exit_code::THRESHOLDS,
+            })
+        })
+        .collect()
+}
+
+/// Fixtures good in some trials, not all; judged only when fixtures ran more than once (with one
+/// trial each nothing can be flaky).
+fn flaky_threshold(m: &Metrics, thresholds: &Thresholds) -> Option<ThresholdResult> {
+    let flaky = m.repeat.as_ref()?.flaky;
+    Some(ThresholdResult {
+        name: "flaky fixtures".into(),
+        figure: flaky.to_string(),
+        bar: format!("<= {}", thresholds.max_flaky),
+        met: flaky <= thresholds.max_flaky,
+        exit_code: exit_code::THRESHOLDS,
+    })
 }
 
 /// The exit code of a run: the broken threshold of highest precedence (see `exit_code.rs`).
@@ -270,6 +348,36 @@ mod tests {
         let judged = judge(&m, &Thresholds::default());
         assert_eq!(judged.iter().filter(|t| !t.met).count(), 3);
         assert_eq!(exit_code_of(&judged), exit_code::GOLDEN_FAILED);
+    }
+
+    #[test]
+    fn a_category_below_its_recall_bar_is_named_and_others_are_judged_by_the_wildcard() {
+        let metrics = |detected, missed| Metrics {
+            recall: Some(Rate::new(detected, detected + missed)),
+            ..Metrics::default()
+        };
+        let report = MetricsReport {
+            overall: Metrics::default(),
+            per_category: [
+                ("evidence".to_owned(), metrics(3, 1)),
+                ("review".to_owned(), metrics(4, 0)),
+                ("golden".to_owned(), Metrics::default()),
+            ]
+            .into(),
+        };
+        let thresholds = Thresholds {
+            min_category_recall: [("*".to_owned(), 0.9), ("review".to_owned(), 1.0)].into(),
+            ..Thresholds::default()
+        };
+        let judged = judge_categories(&report, &thresholds);
+        let names: Vec<(&str, bool)> = judged.iter().map(|t| (t.name.as_str(), t.met)).collect();
+        assert_eq!(
+            names,
+            [("recall of evidence", false), ("recall of review", true)]
+        );
+        assert_eq!(judged[0].figure, "0.750 (3/4)");
+        assert_eq!(judged[0].bar, ">= 0.900");
+        assert_eq!(exit_code_of(&judged), exit_code::THRESHOLDS);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use crate::scenario::Scenario;
+use crate::shard::Shard;
 
 /// What the command line may override. `None` / empty means "not given".
 #[derive(Debug, Clone, Default)]
@@ -16,6 +17,10 @@ pub struct Overrides {
     pub work_dir: Option<PathBuf>,
     pub reports_dir: Option<PathBuf>,
     pub keep: bool,
+    /// `--no-cache`: run every trial even when the result cache holds it.
+    pub no_cache: bool,
+    /// Run only this shard of the selection (`--shard i/n`).
+    pub shard: Option<Shard>,
 }
 
 /// Everything a run needs, resolved.
@@ -31,8 +36,12 @@ pub struct RunOptions {
     /// Where temporary repositories go (`None`: the system temp dir).
     pub work_dir: Option<PathBuf>,
     pub keep: bool,
-    /// Runs are written to `<reports_dir>/<run-id>/`.
+    /// Runs are written to `<reports_dir>/<run-id>/`; the result cache is `<reports_dir>/.cache/`.
     pub reports_dir: PathBuf,
+    /// Ignore the result cache when reading (trials are still written to it).
+    pub no_cache: bool,
+    /// Run only this shard of the selection (`shard.rs`).
+    pub shard: Option<Shard>,
 }
 
 impl RunOptions {
@@ -51,7 +60,9 @@ impl RunOptions {
             max_rounds: o.max_rounds.unwrap_or(scenario.spec.max_rounds).max(1),
             work_dir: o.work_dir,
             keep: o.keep,
+            no_cache: o.no_cache,
             reports_dir: o.reports_dir.unwrap_or_else(|| PathBuf::from("reports")),
+            shard: o.shard,
             scenario,
         }
     }

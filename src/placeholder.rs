@@ -96,17 +96,29 @@ fn parse_one(kind: &str, arg: Option<&str>) -> Result<Placeholder, String> {
 /// Every placeholder in `text`, with the 1-based line it is on. A `{{gatebench:` that does not
 /// parse is an error.
 pub fn scan(text: &str) -> Result<Vec<(usize, Placeholder)>, (usize, String)> {
+    let line_of = |offset: usize| text[..offset].bytes().filter(|b| *b == b'\n').count() + 1;
     let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let found = pattern().captures_iter(line).count();
-        if line.matches("{{gatebench:").count() != found {
-            return Err((i + 1, "an unterminated `{{gatebench:` placeholder".into()));
+    let mut next_opening = 0;
+    for cap in pattern().captures_iter(text) {
+        let whole = cap.get(0).expect("group 0 always exists");
+        // An opening between the previous placeholder and this one never closed.
+        if let Some(gap) = text[next_opening..whole.start()].find("{{gatebench:") {
+            return Err((
+                line_of(next_opening + gap),
+                "an unterminated `{{gatebench:` placeholder".into(),
+            ));
         }
-        for cap in pattern().captures_iter(line) {
-            let kind = cap.get(1).map_or("", |m| m.as_str());
-            let arg = cap.get(2).map(|m| m.as_str());
-            out.push((i + 1, parse_one(kind, arg).map_err(|e| (i + 1, e))?));
-        }
+        let line = line_of(whole.start());
+        let kind = cap.get(1).map_or("", |m| m.as_str());
+        let arg = cap.get(2).map(|m| m.as_str());
+        out.push((line, parse_one(kind, arg).map_err(|e| (line, e))?));
+        next_opening = whole.end();
+    }
+    if let Some(gap) = text[next_opening..].find("{{gatebench:") {
+        return Err((
+            line_of(next_opening + gap),
+            "an unterminated `{{gatebench:` placeholder".into(),
+        ));
     }
     Ok(out)
 }
@@ -291,7 +303,7 @@ impl Resolver<'_> {
         }
         let mut resolved = Vec::new();
         for path in self.files.keys() {
-            if !gittree::in_ledger(path) {
+            if gittree::in_source_tree(path) {
                 resolved.push((path.clone(), self.file(path)?));
             }
         }
@@ -359,6 +371,13 @@ mod tests {
         let err = scan("x\n{{gatebench:nothing}}\n").unwrap_err();
         assert_eq!(err.0, 2);
         assert!(err.1.contains("names nothing"), "{}", err.1);
+    }
+
+    #[test]
+    fn an_unterminated_placeholder_names_its_line() {
+        let err = scan("{{gatebench:sha256:a}}\nx {{gatebench:source-tree\n").unwrap_err();
+        assert_eq!(err.0, 2);
+        assert!(err.1.contains("unterminated"), "{}", err.1);
     }
 
     #[test]

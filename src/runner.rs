@@ -1,18 +1,22 @@
 //! The run: every selected fixture times every trial, in parallel on a rayon pool; each trial
-//! materialized, verified round by round (with scripted fixes between rounds) and scored. A trial
-//! that breaks is recorded as that trial's outcome; the run goes on.
+//! materialized, verified round by round (with the pipeline's fixer or the scripted fixes between
+//! rounds, and the read-only check around every round) and scored. A trial that breaks is
+//! recorded as that trial's outcome; the run goes on.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::cache::Cache;
 use crate::corpus::Fixture;
+use crate::fingerprint::{self, RepoFingerprint};
 use crate::materialize::{self, Materialized};
-use crate::outcome::{self, Outcome};
-use crate::pipeline::{Pipeline, RoundInput, RoundOutput};
+use crate::pipeline::{FixInput, Pipeline, RoundInput, RoundOutput, RoundRun};
 use crate::report::Verdict;
 use crate::results::{RoundRecord, TrialRecord};
+use crate::trial_score;
 use crate::workdir::WorkRoot;
 
 /// Everything a run needs besides the fixtures and the pipeline.
@@ -24,6 +28,9 @@ pub struct RunConfig<'a> {
     pub max_rounds: u32,
     pub base_ref: String,
     pub work_root: &'a WorkRoot,
+    /// The result cache (external pipelines only): finished trials are written to it as they
+    /// end, and read from it unless reading is off.
+    pub cache: Option<&'a Cache>,
 }
 
 /// Runs every fixture `cfg.trials` times. `on_done` is called as each trial finishes (from worker
@@ -44,7 +51,7 @@ pub fn run(
     let go = || {
         work.par_iter()
             .map(|(fixture, trial)| {
-                let record = run_trial(fixture, *trial, pipeline, cfg);
+                let record = run_or_reuse(fixture, *trial, pipeline, cfg);
                 on_done(&record);
                 record
             })
@@ -66,6 +73,32 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_else(|| "unknown panic".into())
 }
 
+/// Runs one trial of one fixture, or takes it from the result cache when the cache holds it.
+fn run_or_reuse(
+    fixture: &Fixture,
+    trial: u32,
+    pipeline: &dyn Pipeline,
+    cfg: &RunConfig<'_>,
+) -> TrialRecord {
+    let Some(cache) = cfg.cache else {
+        return run_trial(fixture, trial, pipeline, cfg);
+    };
+    if let Some(mut record) = cache.get(fixture, trial) {
+        // The key covers what is materialized, not the category or the expectation: both are
+        // taken from the fixture as it is now.
+        record.category = fixture.category.clone();
+        record.golden = fixture.is_golden();
+        record.kept_at = None;
+        trial_score::score(fixture, &mut record);
+        record.cached = true;
+        return record;
+    }
+    let record = run_trial(fixture, trial, pipeline, cfg);
+    // Written as soon as the trial ends, so that an interrupted run resumes from here.
+    cache.put(fixture, trial, &record);
+    record
+}
+
 /// Runs one trial of one fixture.
 pub fn run_trial(
     fixture: &Fixture,
@@ -75,41 +108,55 @@ pub fn run_trial(
 ) -> TrialRecord {
     let started = Instant::now();
     let dir = cfg.work_root.trial_dir(&fixture.id, trial);
+    let scratch = scratch_dir(&dir);
     let mut record = TrialRecord::new(fixture, trial);
+    let Some(_writing) = crate::workdir::begin_trial() else {
+        record.reason = "the run was interrupted before this trial started".into();
+        return record;
+    };
     if cfg.work_root.keep() {
         record.kept_at = Some(dir.display().to_string());
     }
-    let materialized = match materialize::materialize(fixture, &dir) {
-        Ok(m) => m,
-        Err(e) => {
-            record.outcome = Outcome::Error;
-            record.reason = format!("the fixture could not be materialized: {e}");
-            record.duration_ms = started.elapsed().as_millis() as u64;
-            cleanup(cfg, &dir);
-            return record;
+    match materialize::materialize(fixture, &dir) {
+        Ok(mut materialized) => {
+            record.materialize_ms = started.elapsed().as_millis() as u64;
+            record.work_dir = materialized.work_dir.display().to_string();
+            rounds(
+                fixture,
+                trial,
+                pipeline,
+                cfg,
+                &scratch,
+                &mut materialized,
+                &mut record,
+            );
+            record.commits = materialized.commits.clone();
         }
-    };
-    record.materialize_ms = started.elapsed().as_millis() as u64;
-    record.work_dir = materialized.work_dir.display().to_string();
-    let mut materialized = materialized;
-    rounds(
-        fixture,
-        trial,
-        pipeline,
-        cfg,
-        &mut materialized,
-        &mut record,
-    );
-    record.commits = materialized.commits.clone();
+        Err(e) => {
+            record.harness_error = Some(format!("the fixture could not be materialized: {e}"));
+        }
+    }
+    trial_score::score(fixture, &mut record);
     record.duration_ms = started.elapsed().as_millis() as u64;
-    drop(materialized);
     cleanup(cfg, &dir);
     record
 }
 
-fn cleanup(cfg: &RunConfig<'_>, dir: &std::path::Path) {
+/// A folder beside the trial's repository (never inside it) for what the pipeline writes.
+fn scratch_dir(trial_dir: &Path) -> PathBuf {
+    trial_dir.with_file_name(format!(
+        "{}.scratch",
+        trial_dir
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default()
+    ))
+}
+
+fn cleanup(cfg: &RunConfig<'_>, dir: &Path) {
     if !cfg.work_root.keep() {
         let _ = std::fs::remove_dir_all(dir);
+        let _ = std::fs::remove_dir_all(scratch_dir(dir));
         let _ = std::fs::remove_dir_all(dir.with_file_name(format!(
             "{}-worktree",
             dir.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
@@ -117,15 +164,26 @@ fn cleanup(cfg: &RunConfig<'_>, dir: &std::path::Path) {
     }
 }
 
+/// What the pipeline changed in the repository between two fingerprints.
+fn changes(before: &Result<RepoFingerprint, String>, work_dir: &Path) -> Vec<String> {
+    match (before, fingerprint::take(work_dir)) {
+        (Ok(before), Ok(after)) => before.changed(&after),
+        (Ok(_), Err(e)) => vec![format!("(the repository became unreadable: {e})")],
+        (Err(_), _) => Vec::new(),
+    }
+}
+
+/// Verifies round by round; between rounds applies the pipeline's fixer or the fixture's scripted
+/// fix. Records every round; scoring is `trial_score`'s.
 fn rounds(
     fixture: &Fixture,
     trial: u32,
     pipeline: &dyn Pipeline,
     cfg: &RunConfig<'_>,
+    scratch: &Path,
     materialized: &mut Materialized,
     record: &mut TrialRecord,
 ) {
-    let mut converged_at = None;
     for round in 1..=cfg.max_rounds {
         let input = RoundInput {
             work_dir: &materialized.work_dir,
@@ -133,28 +191,32 @@ fn rounds(
             round,
             trial,
             base_ref: &cfg.base_ref,
+            scratch_dir: scratch,
         };
+        let before = fingerprint::take(&materialized.work_dir);
         let started = Instant::now();
-        let output =
+        let run =
             catch_unwind(AssertUnwindSafe(|| pipeline.run_round(&input))).unwrap_or_else(|p| {
-                RoundOutput::Error(format!("the pipeline panicked: {}", panic_message(p)))
+                RoundRun {
+                    output: RoundOutput::Error(format!(
+                        "the pipeline panicked: {}",
+                        panic_message(p)
+                    )),
+                    process: None,
+                    report_file: None,
+                }
             });
         let mut round_record = RoundRecord::new(round, started.elapsed().as_millis() as u64);
-        let verdict = match output {
+        round_record.modified_paths = changes(&before, &materialized.work_dir);
+        round_record.process = run.process;
+        let verdict = match run.output {
             RoundOutput::Report(report, value) => {
                 round_record.findings = report.findings.len();
                 round_record.cost = report.cost.clone();
+                round_record.dimensions_run = crate::results::dimensions_run(&report);
                 let verdict = report.verdict();
                 match verdict {
-                    Some(v) => {
-                        round_record.verdict = Some(v);
-                        if round == 1 {
-                            let (outcome, reason, matchers) = outcome::score(fixture, v, &report);
-                            record.outcome = outcome;
-                            record.reason = reason;
-                            record.matchers = matchers;
-                        }
-                    }
+                    Some(v) => round_record.verdict = Some(v),
                     None => {
                         let message = report
                             .error
@@ -178,23 +240,44 @@ fn rounds(
                 None
             }
         };
-        let failed = round_record.error.clone();
-        let timed_out = round_record.timed_out;
-        record.rounds.push(round_record);
-        let Some(verdict) = verdict else {
-            if round == 1 {
-                record.outcome = if timed_out {
-                    Outcome::Timeout
-                } else {
-                    Outcome::Error
-                };
-                record.reason = failed.unwrap_or_default();
+        if verdict.is_none_or(|v| v == Verdict::Pass) {
+            record.rounds.push(round_record);
+            return;
+        }
+        if pipeline.has_fixer() {
+            // A fixer costs (an agent's tokens): none after the last round, nothing would verify it.
+            if round == cfg.max_rounds {
+                record.rounds.push(round_record);
+                return;
             }
-            break;
-        };
-        if verdict == Verdict::Pass {
-            converged_at = Some(round);
-            break;
+            let last_report = run.report_file.unwrap_or_default();
+            let fix = pipeline.run_fixer(&FixInput {
+                round: input,
+                last_report: &last_report,
+            });
+            let Some(fix) = fix else {
+                record.rounds.push(round_record);
+                return;
+            };
+            round_record.fixer = Some(fix.process);
+            round_record.fix_cost = fix.cost;
+            if let Some(error) = fix.error {
+                round_record.fix_error = Some(error);
+                record.rounds.push(round_record);
+                return;
+            }
+            match materialized.commit_work_tree(round) {
+                Ok(commit) => round_record.fix_commit = commit,
+                Err(e) => {
+                    record.harness_error = Some(format!(
+                        "the fixer's changes after round {round} could not be committed: {e}"
+                    ));
+                    record.rounds.push(round_record);
+                    return;
+                }
+            }
+            record.rounds.push(round_record);
+            continue;
         }
         let Some((number, fix)) = fixture
             .fixes
@@ -202,20 +285,19 @@ fn rounds(
             .enumerate()
             .find(|(_, f)| f.after_round == round)
         else {
-            break;
+            record.rounds.push(round_record);
+            return;
         };
         match materialized.apply_fix(fixture, number as u32 + 1, &fix.files) {
-            Ok(commit) => {
-                if let Some(last) = record.rounds.last_mut() {
-                    last.fix_commit = Some(commit);
-                }
-            }
+            Ok(commit) => round_record.fix_commit = Some(commit),
             Err(e) => {
-                record.outcome = Outcome::Error;
-                record.reason = format!("the fix after round {round} could not be applied: {e}");
+                record.harness_error = Some(format!(
+                    "the fix after round {round} could not be applied: {e}"
+                ));
+                record.rounds.push(round_record);
                 return;
             }
         }
+        record.rounds.push(round_record);
     }
-    record.convergence = outcome::convergence(fixture, converged_at);
 }

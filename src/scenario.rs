@@ -1,6 +1,7 @@
 //! Scenario files (`scenarios/*.yaml`): which fixtures, which pipeline, trials, rounds, jobs and
 //! thresholds. The serde types here generate `schemas/scenario.schema.json`.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -83,7 +84,7 @@ impl Default for Selection {
 }
 
 /// The system under test.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum PipelineSpec {
     /// gatebench's reference gate (the embedded default).
@@ -92,6 +93,8 @@ pub enum PipelineSpec {
     /// The document-style checker of seed 004 section 2.1 (artifacts exist, PASS text, exit 0,
     /// log hash), for comparison.
     Legacy,
+    /// Any external verifier, run as a process per round (README: "External pipelines").
+    Command(CommandSpec),
 }
 
 impl PipelineSpec {
@@ -99,7 +102,129 @@ impl PipelineSpec {
         match self {
             PipelineSpec::Builtin => "builtin",
             PipelineSpec::Legacy => "legacy",
+            PipelineSpec::Command(_) => "command",
         }
+    }
+}
+
+/// An external verifier: run with the materialized repository as its working directory, it writes
+/// a report v1 to `$GATEBENCH_REPORT`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CommandSpec {
+    /// An argv list (run as is) or a string (run by `sh -c`). An argv element that names an
+    /// existing file relative to the scenario's folder is made absolute, and its content is part
+    /// of the pipeline's fingerprint.
+    pub command: CommandLine,
+    /// Seconds before the command's whole process group is killed and the trial is a `timeout`
+    /// (default 600).
+    #[serde(default = "ten_minutes")]
+    pub timeout_secs: f64,
+    /// Variables set for the command (names starting with `GATEBENCH_` are reserved).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// Variables passed through from gatebench's environment besides `PATH`, `HOME`, `LANG`,
+    /// `LC_ALL`, `TZ` and `TMPDIR`. Nothing else is inherited; every inherited value is part of
+    /// the pipeline's fingerprint.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env_allowlist: Vec<String>,
+    /// A version string of the verifier (a model name, a skill's revision), part of the
+    /// fingerprint: change it to invalidate cached results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// More files (relative to the scenario's folder) whose content is part of the fingerprint:
+    /// a script's helpers, a skill's prompt.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+    /// Runs between rounds instead of the fixtures' scripted fixes; its changes are committed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixer: Option<FixerSpec>,
+}
+
+/// An external fixer, run between rounds with `$GATEBENCH_LAST_REPORT` set.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FixerSpec {
+    /// An argv list or a string run by `sh -c`, as for the verifier.
+    pub command: CommandLine,
+    /// Seconds before the fixer's process group is killed (default 600).
+    #[serde(default = "ten_minutes")]
+    pub timeout_secs: f64,
+}
+
+fn ten_minutes() -> f64 {
+    600.0
+}
+
+/// A command line: an argv list, or one string for `sh -c`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandLine {
+    Argv(Vec<String>),
+    Shell(String),
+}
+
+impl CommandLine {
+    /// The command as one line, for names and messages.
+    pub fn display(&self) -> String {
+        match self {
+            CommandLine::Argv(argv) => argv.join(" "),
+            CommandLine::Shell(s) => s.clone(),
+        }
+    }
+}
+
+impl Serialize for CommandLine {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            CommandLine::Argv(argv) => argv.serialize(s),
+            CommandLine::Shell(line) => line.serialize(s),
+        }
+    }
+}
+
+// A visitor rather than `#[serde(untagged)]`, whose errors do not say what was expected.
+impl<'de> Deserialize<'de> for CommandLine {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = CommandLine;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of strings (program and arguments) or a string (run by sh -c)")
+            }
+            fn visit_str<E: serde::de::Error>(
+                self,
+                v: &str,
+            ) -> std::result::Result<Self::Value, E> {
+                Ok(CommandLine::Shell(v.to_owned()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                let mut argv = Vec::new();
+                while let Some(arg) = seq.next_element::<String>()? {
+                    argv.push(arg);
+                }
+                Ok(CommandLine::Argv(argv))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+impl JsonSchema for CommandLine {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "CommandLine".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A list of strings (program and arguments, run as is) or a string (run by `sh -c`).",
+            "oneOf": [
+                {"type": "array", "items": {"type": "string"}, "minItems": 1},
+                {"type": "string", "minLength": 1}
+            ]
+        })
     }
 }
 
@@ -120,6 +245,20 @@ pub struct Thresholds {
     /// Trials whose convergence round differs from the fixture's expectation.
     #[serde(default)]
     pub max_rounds_off: u64,
+    /// Fixtures whose trials disagree (a good outcome in some trials, not all): a detection that
+    /// holds only sometimes is not a detection.
+    #[serde(default)]
+    pub max_flaky: u64,
+    /// Optional minimum recall per category: a category name, or `"*"` for every category not
+    /// named. Each category below its bar is a broken threshold of its own (exit 2).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub min_category_recall: BTreeMap<String, f64>,
+    /// A committed results file, relative to this scenario, that the run must not regress
+    /// against (the ratchet): any fixture that newly passes falsely, is newly missed, newly
+    /// alarms or newly errors breaks the run (exit 2), even while the absolute bars hold. Only
+    /// fixture ids and outcomes are compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
 }
 
 fn full() -> f64 {
@@ -134,6 +273,9 @@ impl Default for Thresholds {
             max_false_alarms: 0,
             max_errors: 0,
             max_rounds_off: 0,
+            max_flaky: 0,
+            min_category_recall: BTreeMap::new(),
+            baseline: None,
         }
     }
 }
@@ -170,6 +312,18 @@ impl Scenario {
                 return Err(at(key, key, format!("`{key}` must be between 0 and 1")));
             }
         }
+        if let PipelineSpec::Command(command) = &spec.pipeline {
+            check_command(command).map_err(|(key, value, message)| at(key, &value, message))?;
+        }
+        for (category, value) in &spec.thresholds.min_category_recall {
+            if !(0.0..=1.0).contains(value) {
+                return Err(at(
+                    category,
+                    category,
+                    format!("`min_category_recall.{category}` must be between 0 and 1"),
+                ));
+            }
+        }
         for glob in spec.fixtures.include.iter().chain(&spec.fixtures.exclude) {
             Glob::new(glob)
                 .map_err(|e| at("include", glob, format!("invalid glob `{glob}`: {e}")))?;
@@ -180,11 +334,60 @@ impl Scenario {
         })
     }
 
+    /// The folder the scenario file is in: relative paths in it are relative to this.
+    pub fn dir(&self) -> PathBuf {
+        match self.file.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    }
+
     /// The fixtures folder this scenario names.
     pub fn fixtures_dir(&self) -> PathBuf {
         let base = self.file.parent().unwrap_or(Path::new("."));
         base.join(self.spec.fixtures_dir.as_deref().unwrap_or("../fixtures"))
     }
+}
+
+/// What a schema cannot say about a command pipeline: (key, value to locate, message).
+fn check_command(c: &CommandSpec) -> std::result::Result<(), (&'static str, String, String)> {
+    let mut lines = vec![("command", &c.command, c.timeout_secs)];
+    if let Some(f) = &c.fixer {
+        lines.push(("fixer", &f.command, f.timeout_secs));
+    }
+    for (key, line, timeout) in lines {
+        let empty = match line {
+            CommandLine::Argv(argv) => argv.first().is_none_or(|p| p.is_empty()),
+            CommandLine::Shell(s) => s.trim().is_empty(),
+        };
+        if empty {
+            return Err((key, key.into(), format!("`{key}` names no program")));
+        }
+        if !(timeout.is_finite() && timeout > 0.0) {
+            return Err((
+                "timeout_secs",
+                "timeout_secs".into(),
+                "`timeout_secs` must be a number of seconds above 0".into(),
+            ));
+        }
+    }
+    for name in c.env.keys().chain(&c.env_allowlist) {
+        if name.starts_with("GATEBENCH_") {
+            return Err((
+                "env",
+                name.clone(),
+                format!("`{name}`: names starting with GATEBENCH_ are set by gatebench"),
+            ));
+        }
+        if name.is_empty() || name.contains('=') || name.contains('\0') {
+            return Err((
+                "env",
+                name.clone(),
+                format!("`{name}` is not a variable name"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn globset(globs: &[String]) -> Result<GlobSet> {

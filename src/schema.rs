@@ -23,6 +23,15 @@ pub fn report_schema() -> serde_json::Value {
     generate::<crate::report::Report>("https://gatebench.invalid/schemas/report-v1.schema.json")
 }
 
+/// The verification loop's machine state file (seed 000's exact shape), as the gate reads it.
+pub fn verification_state_schema() -> serde_json::Value {
+    let mut schema = generate::<crate::gate::state_file::VerificationState>(
+        "https://gatebench.invalid/schemas/verification-state.schema.json",
+    );
+    crate::gate::state_file::require_every_key(&mut schema);
+    schema
+}
+
 /// Every schema gatebench publishes: (file name under `schemas/`, content).
 pub fn all() -> Vec<(String, serde_json::Value)> {
     let id = |name: &str| format!("https://gatebench.invalid/schemas/{name}");
@@ -36,6 +45,10 @@ pub fn all() -> Vec<(String, serde_json::Value)> {
             generate::<crate::scenario::ScenarioFile>(&id("scenario.schema.json")),
         ),
         ("report-v1.schema.json".to_owned(), report_schema()),
+        (
+            "verification-state.schema.json".to_owned(),
+            verification_state_schema(),
+        ),
         (
             "results.schema.json".to_owned(),
             generate::<crate::results::RunResults>(&id("results.schema.json")),

@@ -3,7 +3,9 @@
 //! unless the user asked to keep it.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 
@@ -12,8 +14,41 @@ fn live_roots() -> &'static Mutex<Vec<PathBuf>> {
     ROOTS.get_or_init(|| Mutex::new(Vec::new()))
 }
 
-/// Removes every root still registered. Called by the Ctrl-C handler before the process exits.
-pub fn remove_live_roots() {
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
+
+/// Held while a trial writes into the work root; see [`begin_trial`].
+#[derive(Debug)]
+pub struct TrialGuard(());
+
+impl Drop for TrialGuard {
+    fn drop(&mut self) {
+        IN_FLIGHT.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Marks a trial as started, or returns `None` once the run was interrupted: no trial may start
+/// writing into a root that the interrupt handler is about to remove.
+pub fn begin_trial() -> Option<TrialGuard> {
+    IN_FLIGHT.fetch_add(1, Ordering::SeqCst);
+    let guard = TrialGuard(());
+    (!INTERRUPTED.load(Ordering::SeqCst)).then_some(guard)
+}
+
+/// Whether the run was interrupted.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// Called by the Ctrl-C handler: stops new trials, waits up to `grace` for the ones writing now to
+/// finish (a trial writing while its folder is removed would leave files behind), then removes
+/// every root still registered.
+pub fn interrupt_and_remove_roots(grace: Duration) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+    let start = Instant::now();
+    while IN_FLIGHT.load(Ordering::SeqCst) > 0 && start.elapsed() < grace {
+        std::thread::sleep(Duration::from_millis(5));
+    }
     if let Ok(roots) = live_roots().lock() {
         for root in roots.iter() {
             let _ = std::fs::remove_dir_all(root);

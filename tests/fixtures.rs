@@ -44,13 +44,14 @@ fn main() {
 
 fn check(fixture: &corpus::Fixture) -> Result<(), Failed> {
     let root = WorkRoot::create(None, false).map_err(|e| e.to_string())?;
-    let gate = pipeline::from_spec(&PipelineSpec::Builtin);
+    let gate = pipeline::from_spec(&PipelineSpec::Builtin, Path::new("."));
     let cfg = RunConfig {
         jobs: 1,
         trials: 1,
         max_rounds: 3,
         base_ref: "main".into(),
         work_root: &root,
+        cache: None,
     };
     let record = run_trial(fixture, 0, gate.as_ref(), &cfg);
     if !record.outcome.is_good() {

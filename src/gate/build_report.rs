@@ -248,7 +248,9 @@ fn run_triage(groups: &[SkillGroup]) -> Triage {
     }
 }
 
-fn assemble(
+/// The report v1 from its parts: findings sorted (most severe first) and deduplicated, mirrored as
+/// `issues` `VI-1..`.
+pub(crate) fn assemble(
     status: Status,
     result: OverallResult,
     error: Option<ReportError>,

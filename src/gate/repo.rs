@@ -66,6 +66,12 @@ pub struct RepoView {
     pub source_tree: String,
     /// Whether the git dir differs from the common dir (seed 004, 12.2).
     pub linked_worktree: bool,
+    /// Every file of the work tree view (tracked, and untracked unless ignored), sorted.
+    pub files: Vec<String>,
+    /// Files that differ between the merge base and HEAD's commit: `git diff BASE...HEAD`.
+    pub committed_changes: Vec<Change>,
+    /// The branch HEAD is on, `None` when detached.
+    pub branch: Option<String>,
 }
 
 impl RepoView {
@@ -128,10 +134,43 @@ impl RepoView {
         })?;
         let unreadable =
             |error: String| EnvError::new("worktree-unreadable", error, Some(head_sha.clone()));
-        let base_files = tree_blobs(&repo, merge_base).map_err(&unreadable)?;
+        // The loop's machine state is never part of what is judged (gittree::LOOP_STATE_DIR).
+        let mut base_files = tree_blobs(&repo, merge_base).map_err(&unreadable)?;
+        base_files.retain(|path, _| !gittree::in_loop_state(path));
+        let mut head_files = tree_blobs(&repo, head.id()).map_err(&unreadable)?;
+        head_files.retain(|path, _| !gittree::in_loop_state(path));
         let tracked = index_paths(&repo).map_err(&unreadable)?;
-        let files = work_tree_files(&repo, &workdir, &tracked).map_err(&unreadable)?;
+        let mut files = work_tree_files(&repo, &workdir, &tracked).map_err(&unreadable)?;
+        files.retain(|path, _| !gittree::in_loop_state(path));
         let linked_worktree = is_linked_worktree(&repo);
+        let branch = repo
+            .head()
+            .ok()
+            .filter(|head| head.is_branch())
+            .and_then(|head| head.shorthand().ok().map(str::to_owned));
+        let mut committed_changes = Vec::new();
+        for (path, blob) in &head_files {
+            match base_files.get(path) {
+                None => committed_changes.push(Change {
+                    path: path.clone(),
+                    status: ChangeStatus::Added,
+                }),
+                Some(base_blob) if base_blob != blob => committed_changes.push(Change {
+                    path: path.clone(),
+                    status: ChangeStatus::Modified,
+                }),
+                Some(_) => {}
+            }
+        }
+        for path in base_files.keys() {
+            if !head_files.contains_key(path) {
+                committed_changes.push(Change {
+                    path: path.clone(),
+                    status: ChangeStatus::Deleted,
+                });
+            }
+        }
+        committed_changes.sort_by(|a, b| a.path.cmp(&b.path));
 
         let mut changes = Vec::new();
         for (path, content) in &files {
@@ -171,7 +210,15 @@ impl RepoView {
             changes,
             source_tree,
             linked_worktree,
+            files: files.into_keys().collect(),
+            committed_changes,
+            branch,
         })
+    }
+
+    /// The work tree the view was read from.
+    pub fn workdir(&self) -> &Path {
+        &self.workdir
     }
 
     /// The absolute path of a repository path, or `None` when the path is not a plain relative
@@ -217,6 +264,29 @@ impl RepoView {
         names.sort();
         names
     }
+}
+
+/// The paths that differ between the trees of two commits of the repository at `repo_dir`
+/// (the loop's state folder left out), sorted. An error says which commit could not be read.
+pub fn changes_between(repo_dir: &Path, from: &str, to: &str) -> Result<Vec<String>, String> {
+    let repo = Repository::open(repo_dir).map_err(|e| e.message().to_owned())?;
+    let blobs = |sha: &str| -> Result<BTreeMap<String, Oid>, String> {
+        let oid = Oid::from_str(sha).map_err(|_| format!("`{sha}` is not a commit id"))?;
+        tree_blobs(&repo, oid)
+    };
+    let old = blobs(from)?;
+    let new = blobs(to)?;
+    let mut paths: BTreeSet<String> = BTreeSet::new();
+    for (path, blob) in &new {
+        if old.get(path) != Some(blob) {
+            paths.insert(path.clone());
+        }
+    }
+    paths.extend(old.keys().filter(|path| !new.contains_key(*path)).cloned());
+    Ok(paths
+        .into_iter()
+        .filter(|path| !gittree::in_loop_state(path))
+        .collect())
 }
 
 /// Whether `path` is a non-empty relative path with `/` separators and no `..`, `.` or root.

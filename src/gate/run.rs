@@ -8,8 +8,11 @@ use crate::gate::build_report::{self, Item, SkillGroup};
 use crate::gate::context::Context;
 use crate::gate::finding::{GateFinding, ValidatorId};
 use crate::gate::load::{discover_features, load_feature, FeatureLedger};
+use crate::gate::loop_config::{self, Loaded};
 use crate::gate::repo::{EnvError, RepoView};
-use crate::gate::{convergence, details, evidence, isolation, ownership, refs, tasks, workflow};
+use crate::gate::{
+    convergence, details, evidence, isolation, ownership, refs, tasks, verify_loop, workflow,
+};
 use crate::report::Report;
 
 /// How to run the gate.
@@ -76,8 +79,30 @@ fn judge(repo_dir: &Path, options: &GateOptions, groups: &[SkillGroup]) -> Repor
         Ok(repo) => repo,
         Err(error) => return build_report::errored(&error, &options.base_ref, groups),
     };
+    // A repository that declares the verification loop (AGENTS.md, docs/LOOP.md) is judged by
+    // it; the Loom validators become its V4 dimension.
+    match loop_config::load(&repo) {
+        Loaded::Enabled(config) => return verify_loop::run(repo_dir, options, &repo, &config),
+        Loaded::Invalid(items) => return verify_loop::invalid_config(items, &repo, options),
+        Loaded::Disabled => {}
+    }
     let scope = build_report::scope_of(&repo, &options.base_ref);
-    let names = discover_features(&repo);
+    match loom_findings(&repo) {
+        Err(no_ledger) => build_report::blocked(
+            vec![*no_ledger],
+            scope,
+            groups,
+            "blocked: no specs/<feature>/requirements.json",
+        ),
+        Ok(items) => build_report::judged(items, scope, groups),
+    }
+}
+
+/// Every validator over every feature ledger of the repository (the Loom validators, the detail
+/// ledger and the pipeline configuration). `Err` holds the one finding of a repository without
+/// any feature ledger: there is nothing to judge.
+pub fn loom_findings(repo: &RepoView) -> Result<Vec<Item>, Box<Item>> {
+    let names = discover_features(repo);
     if names.is_empty() {
         let finding = GateFinding::new(
             ValidatorId::LedgerSchema,
@@ -85,31 +110,22 @@ fn judge(repo_dir: &Path, options: &GateOptions, groups: &[SkillGroup]) -> Repor
             "The repository has no specs/<feature>/requirements.json, so there is no requirement, \
              task or evidence the gate could check. Write the feature's ledger (docs/LEDGER.md).",
         );
-        return build_report::blocked(
-            vec![Item::from(finding)],
-            scope,
-            groups,
-            "blocked: no specs/<feature>/requirements.json",
-        );
+        return Err(Box::new(Item::from(finding)));
     }
-    let (workflow, mut findings) = workflow::load_workflow(&repo);
+    let (workflow, mut findings) = workflow::load_workflow(repo);
     let ctx = Context {
-        repo: &repo,
+        repo,
         workflow: &workflow,
     };
     let mut features = Vec::new();
     for name in &names {
-        let (feature, load_findings) = load_feature(&repo, name);
+        let (feature, load_findings) = load_feature(repo, name);
         findings.extend(load_findings);
         findings.extend(check_feature(&ctx, &feature));
         features.push(feature);
     }
-    findings.extend(ownership::diff_within_ownership(&repo, &features));
-    build_report::judged(
-        findings.into_iter().map(Item::from).collect(),
-        scope,
-        groups,
-    )
+    findings.extend(ownership::diff_within_ownership(repo, &features));
+    Ok(findings.into_iter().map(Item::from).collect())
 }
 
 /// Every per-feature validator; all of them run, whatever the workflow declares.

@@ -453,6 +453,28 @@ impl TestRepo {
         fs::remove_file(self.root.join(path)).expect("remove file");
     }
 
+    /// Writes files into the work tree and commits them on HEAD (a fix between loop rounds);
+    /// files not named keep their content, untracked ones stay untracked.
+    pub fn commit(&self, files: &[(&str, &str)]) {
+        let repo = Repository::open(&self.root).expect("open repo");
+        let mut index = repo.index().expect("index");
+        for (path, content) in files {
+            self.write(path, content);
+            index.add_path(Path::new(path)).expect("stage");
+        }
+        index.write().expect("write index");
+        let tree = repo
+            .find_tree(index.write_tree().expect("write tree"))
+            .expect("tree");
+        let parent = repo
+            .head()
+            .and_then(|h| h.peel_to_commit())
+            .expect("HEAD commit");
+        let when = signature(parent.time().seconds() + 60);
+        repo.commit(Some("HEAD"), &when, &when, "fix", &tree, &[&parent])
+            .expect("commit");
+    }
+
     /// Runs the reference gate with the default options.
     pub fn gate(&self) -> Report {
         run_gate(&self.root, &GateOptions::default())

@@ -1,0 +1,209 @@
+//! The read-only check: a fingerprint of a repository (HEAD, every ref, the index entries, and the
+//! work tree including untracked files that are not ignored), taken before and after each
+//! verification round. What differs is what the pipeline changed: a verifier must not fix what
+//! it judges.
+//!
+//! The index is compared by its entries (path, mode, blob id, stage), not its bytes: `git status`
+//! refreshes the index's stat cache and rewrites the file without changing what it says, and a
+//! read-only verifier may well run it.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use git2::Repository;
+use sha2::{Digest, Sha256};
+
+/// What a repository holds, by key (`HEAD`, `refs/...`, `index:<path>`, `<path>`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepoFingerprint {
+    entries: BTreeMap<String, String>,
+}
+
+impl RepoFingerprint {
+    /// The keys whose value differs between `self` (before) and `after`, sorted.
+    pub fn changed(&self, after: &RepoFingerprint) -> Vec<String> {
+        let mut keys: Vec<String> = self
+            .entries
+            .iter()
+            .filter(|(k, v)| after.entries.get(*k) != Some(*v))
+            .map(|(k, _)| k.clone())
+            .chain(
+                after
+                    .entries
+                    .keys()
+                    .filter(|k| !self.entries.contains_key(*k))
+                    .cloned(),
+            )
+            .collect();
+        keys.sort();
+        keys.dedup();
+        keys
+    }
+}
+
+/// Fingerprints the repository whose work tree is `work_dir`.
+pub fn take(work_dir: &Path) -> Result<RepoFingerprint, String> {
+    let repo = Repository::open(work_dir).map_err(|e| format!("open the repository: {e}"))?;
+    let mut entries = BTreeMap::new();
+    let head = match repo.head() {
+        Ok(h) => format!(
+            "{} {}",
+            h.name().unwrap_or("?"),
+            h.target().map(|t| t.to_string()).unwrap_or_default()
+        ),
+        Err(e) => format!("unreadable: {}", e.message()),
+    };
+    entries.insert("HEAD".to_owned(), head);
+    let refs = repo
+        .references()
+        .map_err(|e| format!("list the refs: {e}"))?;
+    for r in refs.flatten() {
+        let target = r
+            .target()
+            .map(|t| t.to_string())
+            .or_else(|| r.symbolic_target().ok().flatten().map(str::to_owned))
+            .unwrap_or_default();
+        if let Ok(name) = r.name() {
+            entries.insert(name.to_owned(), target);
+        }
+    }
+    let index = repo.index().map_err(|e| format!("read the index: {e}"))?;
+    let mut tracked = Tracked::default();
+    for e in index.iter() {
+        let path = String::from_utf8_lossy(&e.path).into_owned();
+        let stage = (e.flags >> 12) & 0x3;
+        entries.insert(
+            format!("index:{path}"),
+            format!("{:o} {} {stage}", e.mode, e.id),
+        );
+        let mut dir = path.as_str();
+        while let Some((parent, _)) = dir.rsplit_once('/') {
+            tracked.dirs.insert(parent.to_owned());
+            dir = parent;
+        }
+        tracked.files.insert(path);
+    }
+    walk(&repo, &tracked, work_dir, Path::new(""), &mut entries)?;
+    Ok(RepoFingerprint { entries })
+}
+
+/// What the index tracks: files, and every folder that holds one. Tracked paths are never
+/// ignored, so only the others need libgit2's (slower) ignore lookup.
+#[derive(Default)]
+struct Tracked {
+    files: std::collections::HashSet<String>,
+    dirs: std::collections::HashSet<String>,
+}
+
+fn walk(
+    repo: &Repository,
+    tracked: &Tracked,
+    root: &Path,
+    rel: &Path,
+    entries: &mut BTreeMap<String, String>,
+) -> Result<(), String> {
+    let dir = root.join(rel);
+    let read = std::fs::read_dir(&dir).map_err(|e| format!("read {}: {e}", dir.display()))?;
+    let mut children: Vec<_> = read.flatten().collect();
+    children.sort_by_key(|e| e.file_name());
+    for child in children {
+        let name = child.file_name();
+        if rel.as_os_str().is_empty() && name == ".git" {
+            continue;
+        }
+        let path = rel.join(&name);
+        let key = path.to_string_lossy().into_owned();
+        let Ok(kind) = child.file_type() else {
+            continue;
+        };
+        let known = if kind.is_dir() {
+            tracked.dirs.contains(&key)
+        } else {
+            tracked.files.contains(&key)
+        };
+        if !known && repo.is_path_ignored(&path).unwrap_or(false) {
+            continue;
+        }
+        if kind.is_dir() {
+            walk(repo, tracked, root, &path, entries)?;
+        } else if kind.is_symlink() {
+            let target = std::fs::read_link(child.path())
+                .map(|t| t.display().to_string())
+                .unwrap_or_default();
+            entries.insert(key, format!("link {target}"));
+        } else {
+            let value = match std::fs::read(child.path()) {
+                Ok(bytes) => {
+                    let digest = Sha256::digest(&bytes);
+                    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+                    format!("file {}{hex}", mode_of(&child))
+                }
+                Err(e) => format!("unreadable {e}"),
+            };
+            entries.insert(key, value);
+        }
+    }
+    Ok(())
+}
+
+fn mode_of(entry: &std::fs::DirEntry) -> &'static str {
+    use std::os::unix::fs::PermissionsExt;
+    match entry.metadata() {
+        Ok(m) if m.permissions().mode() & 0o111 != 0 => "x ",
+        _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo_with_file() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+        std::fs::write(dir.path().join(".gitignore"), "build/\n").unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("a.txt")).unwrap();
+        index.write().unwrap();
+        dir
+    }
+
+    #[test]
+    fn an_untracked_file_is_a_change_and_an_ignored_one_is_not() {
+        let dir = repo_with_file();
+        let before = take(dir.path()).unwrap();
+        std::fs::create_dir(dir.path().join("build")).unwrap();
+        std::fs::write(dir.path().join("build/out"), "x").unwrap();
+        assert!(before.changed(&take(dir.path()).unwrap()).is_empty());
+        std::fs::write(dir.path().join("new.txt"), "x").unwrap();
+        assert_eq!(before.changed(&take(dir.path()).unwrap()), vec!["new.txt"]);
+    }
+
+    #[test]
+    fn an_edited_file_and_a_staged_file_are_changes() {
+        let dir = repo_with_file();
+        let before = take(dir.path()).unwrap();
+        std::fs::write(dir.path().join("a.txt"), "b\n").unwrap();
+        assert_eq!(before.changed(&take(dir.path()).unwrap()), vec!["a.txt"]);
+        let repo = Repository::open(dir.path()).unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("a.txt")).unwrap();
+        index.write().unwrap();
+        assert_eq!(
+            before.changed(&take(dir.path()).unwrap()),
+            vec!["a.txt", "index:a.txt"]
+        );
+    }
+
+    #[test]
+    fn rewriting_the_index_with_the_same_entries_is_no_change() {
+        let dir = repo_with_file();
+        let before = take(dir.path()).unwrap();
+        let repo = Repository::open(dir.path()).unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("a.txt")).unwrap();
+        index.write().unwrap();
+        assert!(before.changed(&take(dir.path()).unwrap()).is_empty());
+    }
+}

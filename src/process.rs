@@ -1,0 +1,365 @@
+//! Running an external command under a time limit: in a process group of its own (killed whole
+//! on timeout and again when the command ends, so no child outlives it), with a cleared
+//! environment, no standard input, and a bounded capture of what it prints.
+
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Bytes kept from each end of a stream: the first and the last `CAPTURE_EDGE` bytes.
+pub const CAPTURE_EDGE: usize = 64 * 1024;
+
+/// How long the capture of a stream may outlast the command's process group. Only a process that
+/// left the group (its own `setsid`) can hold a pipe open after the group is killed.
+const CAPTURE_GRACE: Duration = Duration::from_millis(500);
+
+/// What one run of a command did, as stored with the round it belongs to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ProcessRecord {
+    /// The command as run (paths resolved).
+    pub argv: Vec<String>,
+    /// The exit code, when it exited by itself.
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, when one did (9 after a timeout).
+    pub signal: Option<i32>,
+    pub timed_out: bool,
+    /// Why it could not be started, when it could not.
+    pub spawn_error: Option<String>,
+    /// Wall time from start to exit (or to the kill).
+    pub duration_ms: u64,
+    pub stdout: Captured,
+    pub stderr: Captured,
+}
+
+impl ProcessRecord {
+    /// Exit code, signal or spawn failure, in a few words.
+    pub fn status_text(&self) -> String {
+        match (&self.spawn_error, self.exit_code, self.signal) {
+            (Some(e), _, _) => format!("could not be started: {e}"),
+            (None, Some(code), _) => format!("exited with {code}"),
+            (None, None, Some(sig)) => format!("was killed by signal {sig}"),
+            (None, None, None) => "ended without a status".into(),
+        }
+    }
+}
+
+/// The kept part of one output stream.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Captured {
+    /// Bytes the command wrote to the stream in all.
+    pub total_bytes: u64,
+    /// The first and last 64 KiB (lossy UTF-8), with a marker line where the middle was dropped.
+    pub text: String,
+    pub truncated: bool,
+    /// Set when the capture was abandoned because a process outside the group held the pipe.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub abandoned: bool,
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct Spawn<'a> {
+    /// Program and arguments; the program is looked up in `PATH` of `env` when it has no slash.
+    pub argv: &'a [String],
+    pub cwd: &'a Path,
+    /// The whole environment: nothing else is inherited.
+    pub env: &'a [(String, String)],
+    pub timeout: Duration,
+}
+
+fn live_groups() -> &'static Mutex<BTreeSet<i32>> {
+    static GROUPS: OnceLock<Mutex<BTreeSet<i32>>> = OnceLock::new();
+    GROUPS.get_or_init(|| Mutex::new(BTreeSet::new()))
+}
+
+fn kill_group(pgid: i32) {
+    // SAFETY: killpg has no memory effects; a group that no longer exists gives ESRCH, ignored.
+    unsafe {
+        libc::killpg(pgid, libc::SIGKILL);
+    }
+}
+
+static STOPPED: AtomicBool = AtomicBool::new(false);
+
+/// Kills the process group of every command still running, and refuses to start any more. Called
+/// by the Ctrl-C handler, so that an interrupted run leaves no verifier behind (their groups do
+/// not get the terminal's SIGINT).
+pub fn kill_live_groups() {
+    let groups = live_groups().lock().unwrap_or_else(|p| p.into_inner());
+    STOPPED.store(true, Ordering::SeqCst);
+    for pgid in groups.iter() {
+        kill_group(*pgid);
+    }
+}
+
+/// Keeps the first and last `CAPTURE_EDGE` bytes of a stream, in constant memory: the tail is a
+/// ring written with slice copies (a stream of gigabytes passes through it at memcpy speed).
+struct Bounded {
+    head: Vec<u8>,
+    ring: Vec<u8>,
+    /// Once the ring is full: where the oldest byte is (and the next write goes).
+    pos: usize,
+    total: u64,
+}
+
+impl Bounded {
+    fn new() -> Self {
+        Bounded {
+            head: Vec::new(),
+            ring: Vec::new(),
+            pos: 0,
+            total: 0,
+        }
+    }
+
+    fn push(&mut self, mut chunk: &[u8]) {
+        self.total += chunk.len() as u64;
+        let room = CAPTURE_EDGE - self.head.len();
+        if room > 0 {
+            let n = room.min(chunk.len());
+            self.head.extend_from_slice(&chunk[..n]);
+            chunk = &chunk[n..];
+        }
+        if chunk.len() >= CAPTURE_EDGE {
+            self.ring.clear();
+            self.ring
+                .extend_from_slice(&chunk[chunk.len() - CAPTURE_EDGE..]);
+            self.pos = 0;
+            return;
+        }
+        let fill = (CAPTURE_EDGE - self.ring.len()).min(chunk.len());
+        self.ring.extend_from_slice(&chunk[..fill]);
+        chunk = &chunk[fill..];
+        while !chunk.is_empty() {
+            let n = (CAPTURE_EDGE - self.pos).min(chunk.len());
+            self.ring[self.pos..self.pos + n].copy_from_slice(&chunk[..n]);
+            self.pos = (self.pos + n) % CAPTURE_EDGE;
+            chunk = &chunk[n..];
+        }
+    }
+
+    fn tail(&self) -> Vec<u8> {
+        let mut out = self.ring[self.pos..].to_vec();
+        out.extend_from_slice(&self.ring[..self.pos]);
+        out
+    }
+
+    fn finish(self, abandoned: bool) -> Captured {
+        let tail = self.tail();
+        let kept = (self.head.len() + tail.len()) as u64;
+        let truncated = kept < self.total;
+        let mut text = String::from_utf8_lossy(&self.head).into_owned();
+        if truncated {
+            text.push_str(&format!(
+                "\n[gatebench: {} bytes omitted]\n",
+                self.total - kept
+            ));
+        }
+        text.push_str(&String::from_utf8_lossy(&tail));
+        Captured {
+            total_bytes: self.total,
+            text,
+            truncated,
+            abandoned,
+        }
+    }
+}
+
+fn capture(mut stream: impl Read + Send + 'static) -> mpsc::Receiver<Bounded> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut kept = Bounded::new();
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match stream.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => kept.push(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            }
+        }
+        let _ = tx.send(kept);
+    });
+    rx
+}
+
+fn collect(rx: &mpsc::Receiver<Bounded>, deadline: Instant) -> Captured {
+    match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        Ok(kept) => kept.finish(false),
+        Err(_) => Captured {
+            text: "[gatebench: capture abandoned: a process outside the command's group kept the \
+                   stream open]"
+                .into(),
+            abandoned: true,
+            ..Captured::default()
+        },
+    }
+}
+
+/// The program as a path: a name without a slash is looked up in the `PATH` the command gets (not
+/// gatebench's). Resolving it here also keeps std on its `posix_spawn` path, which it leaves for a
+/// fork of the whole harness process when the child's `PATH` differs from the parent's (about a
+/// millisecond per round; see `benches/command.rs`).
+fn find_program(program: &str, env: &[(String, String)]) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    if program.contains('/') {
+        return program.into();
+    }
+    let path = env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map_or("", |(_, v)| v.as_str());
+    std::env::split_paths(path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| {
+            candidate
+                .metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .unwrap_or_else(|| program.into())
+}
+
+/// Runs a command to its end or its timeout. Never panics and never returns early: every failure
+/// is in the record.
+pub fn run(spawn: &Spawn<'_>) -> ProcessRecord {
+    let mut record = ProcessRecord {
+        argv: spawn.argv.to_vec(),
+        exit_code: None,
+        signal: None,
+        timed_out: false,
+        spawn_error: None,
+        duration_ms: 0,
+        stdout: Captured::default(),
+        stderr: Captured::default(),
+    };
+    let Some((program, args)) = spawn.argv.split_first() else {
+        record.spawn_error = Some("the command is empty".into());
+        return record;
+    };
+    let mut command = Command::new(find_program(program, spawn.env));
+    command
+        .args(args)
+        .current_dir(spawn.cwd)
+        .env_clear()
+        .envs(spawn.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let started = Instant::now();
+    // The registry lock is held across spawn so that a Ctrl-C between spawn and registration
+    // cannot miss the new group.
+    let mut child = {
+        let mut groups = live_groups().lock().unwrap_or_else(|p| p.into_inner());
+        if STOPPED.load(Ordering::SeqCst) {
+            record.spawn_error = Some("the run was interrupted".into());
+            return record;
+        }
+        match command.spawn() {
+            Ok(child) => {
+                groups.insert(child.id() as i32);
+                child
+            }
+            Err(e) => {
+                record.spawn_error = Some(format!("{program}: {e}"));
+                return record;
+            }
+        }
+    };
+    let pgid = child.id() as i32;
+    let stdout = child.stdout.take().map(capture);
+    let stderr = child.stderr.take().map(capture);
+    let (tx, waited) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait());
+    });
+    let status = match waited.recv_timeout(spawn.timeout) {
+        Ok(status) => status.ok(),
+        Err(RecvTimeoutError::Timeout) => {
+            record.timed_out = true;
+            kill_group(pgid);
+            waited.recv().ok().and_then(Result::ok)
+        }
+        Err(RecvTimeoutError::Disconnected) => None,
+    };
+    record.duration_ms = started.elapsed().as_millis() as u64;
+    // Whatever the command left running in its group ends with it.
+    kill_group(pgid);
+    if let Ok(mut groups) = live_groups().lock() {
+        groups.remove(&pgid);
+    }
+    if let Some(status) = status {
+        record.exit_code = status.code();
+        record.signal = status.signal();
+    }
+    let deadline = Instant::now() + CAPTURE_GRACE;
+    if let Some(rx) = stdout {
+        record.stdout = collect(&rx, deadline);
+    }
+    if let Some(rx) = stderr {
+        record.stderr = collect(&rx, deadline);
+    }
+    record
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stream_longer_than_both_edges_keeps_its_first_and_last_bytes() {
+        let big: Vec<u8> = (0..(3 * CAPTURE_EDGE + 17))
+            .map(|i| (i % 251) as u8)
+            .collect();
+        for size in [7, 1000, 100_000] {
+            let mut b = Bounded::new();
+            for chunk in big.chunks(size) {
+                b.push(chunk);
+            }
+            assert_eq!(b.head.as_slice(), &big[..CAPTURE_EDGE], "chunks of {size}");
+            assert_eq!(
+                b.tail().as_slice(),
+                &big[big.len() - CAPTURE_EDGE..],
+                "chunks of {size}"
+            );
+            let c = b.finish(false);
+            assert!(c.truncated);
+            assert_eq!(c.total_bytes, big.len() as u64);
+            assert!(c
+                .text
+                .contains(&format!("{} bytes omitted", CAPTURE_EDGE + 17)));
+        }
+    }
+
+    #[test]
+    fn a_short_stream_is_kept_whole() {
+        let mut b = Bounded::new();
+        b.push(b"hello ");
+        b.push(b"world");
+        let c = b.finish(false);
+        assert_eq!(c.text, "hello world");
+        assert!(!c.truncated);
+    }
+
+    #[test]
+    fn a_command_that_cannot_start_says_why() {
+        let argv = vec!["/nonexistent/gatebench-no-such-program".to_owned()];
+        let r = run(&Spawn {
+            argv: &argv,
+            cwd: Path::new("/"),
+            env: &[],
+            timeout: Duration::from_secs(5),
+        });
+        assert!(r.spawn_error.is_some(), "{r:?}");
+        assert_eq!(r.exit_code, None);
+    }
+}

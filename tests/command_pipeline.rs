@@ -1,0 +1,645 @@
+//! The command pipeline against verifiers that misbehave on purpose (tests/pipelines/*.sh): each
+//! must come to the outcome the protocol states (README, "External pipelines"), never a pass. Also
+//! the read-only check, the fixer loop, trials, the result cache (zero invocations on a re-run,
+//! one fixture changed re-runs only it, an interrupted run resumes) and replay.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use gatebench::options::{Overrides, RunOptions};
+use gatebench::outcome::Outcome;
+use gatebench::results::{RunResults, TrialRecord};
+use gatebench::scenario::Scenario;
+use gatebench::{exit_code, run, summary};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn pipelines() -> PathBuf {
+    root().join("tests/pipelines")
+}
+
+/// One omission fixture and its golden.
+const OMISSION: &str = "subscription-cancel-task-state-missing";
+const GOLDEN: &str = "subscription-cancel";
+
+/// A scenario file in `dir` running `pipeline` (YAML lines under `pipeline:`), on the bundled
+/// fixtures unless `fixtures` is given.
+fn scenario(dir: &Path, pipeline: &str, more: &str, fixtures: Option<&Path>) -> Scenario {
+    let fixtures = fixtures
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| root().join("fixtures"));
+    let text = format!(
+        "name: t\nfixtures_dir: {}\npipeline:\n  kind: command\n{pipeline}\n{more}\n",
+        fixtures.display()
+    );
+    let file = dir.join("scenario.yaml");
+    std::fs::write(&file, text).unwrap();
+    Scenario::load(&file).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn options(scenario: Scenario, reports: &Path, filters: &[&str], no_cache: bool) -> RunOptions {
+    RunOptions::resolve(
+        scenario,
+        Overrides {
+            filters: filters.iter().map(|s| s.to_string()).collect(),
+            jobs: Some(2),
+            reports_dir: Some(reports.to_path_buf()),
+            no_cache,
+            ..Overrides::default()
+        },
+    )
+}
+
+fn execute(options: &RunOptions) -> RunResults {
+    run::execute(options, &|_, _, _| {})
+        .unwrap_or_else(|e| panic!("{e:?}"))
+        .results
+}
+
+/// Runs `script` (under tests/pipelines) on the omission fixture and its golden.
+fn run_script(script: &str, extra: &str, more: &str) -> RunResults {
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = format!(
+        "  command: [sh, {}]\n  timeout_secs: 20\n{extra}",
+        pipelines().join(script).display()
+    );
+    let s = scenario(dir.path(), &pipeline, more, None);
+    execute(&options(s, &dir.path().join("reports"), &[OMISSION], false))
+}
+
+fn trial<'a>(results: &'a RunResults, fixture: &str) -> &'a TrialRecord {
+    results
+        .trials
+        .iter()
+        .find(|t| t.fixture == fixture)
+        .unwrap_or_else(|| panic!("no trial of {fixture}"))
+}
+
+#[test]
+fn a_verifier_that_always_passes_false_passes_the_omission_and_passes_the_golden() {
+    let results = run_script("always-pass.sh", "", "");
+    assert_eq!(trial(&results, OMISSION).outcome, Outcome::FalsePass);
+    assert_eq!(trial(&results, GOLDEN).outcome, Outcome::Passed);
+    assert_eq!(results.exit_code, exit_code::THRESHOLDS);
+    assert!(!trial(&results, GOLDEN).modified_repo);
+}
+
+/// Every way of giving no usable answer, each an error with its reason, never a verdict.
+#[test]
+fn every_unusable_answer_is_an_error_with_its_reason() {
+    let cases: [(&str, &str); 6] = [
+        ("exit 1", "exited with 1 and wrote no report"),
+        ("exit 0", "exited 0 but wrote no report"),
+        (": > \"$GATEBENCH_REPORT\"", "the report is empty"),
+        (
+            "printf '{\"schemaVersion\": 1, \"status\": ' > \"$GATEBENCH_REPORT\"",
+            "not valid JSON",
+        ),
+        (
+            "echo '{\"schemaVersion\": 1, \"status\": \"ok\"}' > \"$GATEBENCH_REPORT\"",
+            "does not match the report v1 schema",
+        ),
+        (
+            ". \"$GB_PIPELINES/report.sh\"; SEVERITY=9 write_report pass 'a critical finding'",
+            "critical severity",
+        ),
+    ];
+    for (line, reason) in cases {
+        let extra = format!("  env: {{GB_PIPELINES: '{}'}}\n", pipelines().display());
+        let dir = tempfile::tempdir().unwrap();
+        let pipeline = format!(
+            "  command: '{}'\n  timeout_secs: 20\n{extra}",
+            line.replace('\'', "''")
+        );
+        let s = scenario(dir.path(), &pipeline, "", None);
+        let results = execute(&options(s, &dir.path().join("reports"), &[OMISSION], false));
+        for t in &results.trials {
+            assert_eq!(t.outcome, Outcome::Error, "`{line}`: {}", t.reason);
+            assert!(t.reason.contains(reason), "`{line}`: {}", t.reason);
+        }
+        assert_eq!(results.exit_code, exit_code::ERRORS, "`{line}`");
+    }
+}
+
+#[test]
+fn a_verifier_that_cannot_be_started_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = scenario(
+        dir.path(),
+        "  command: [/nonexistent/gatebench-verifier]",
+        "",
+        None,
+    );
+    let results = execute(&options(s, &dir.path().join("reports"), &[OMISSION], false));
+    let t = trial(&results, OMISSION);
+    assert_eq!(t.outcome, Outcome::Error);
+    assert!(t.reason.contains("could not be started"), "{}", t.reason);
+}
+
+#[test]
+fn a_verifier_that_exits_1_keeps_what_it_printed_with_the_round() {
+    let results = run_script("exit-1.sh", "", "");
+    let t = trial(&results, OMISSION);
+    assert_eq!(t.outcome, Outcome::Error);
+    let process = t.rounds[0].process.as_ref().expect("a process record");
+    assert_eq!(process.exit_code, Some(1));
+    assert!(
+        process.stderr.text.contains("verifier crashed"),
+        "{process:?}"
+    );
+}
+
+#[test]
+fn a_verifier_that_hangs_is_a_timeout_and_its_trial_ends_soon_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = format!(
+        "  command: [sh, {}]\n  timeout_secs: 1",
+        pipelines().join("hang.sh").display()
+    );
+    let s = scenario(dir.path(), &pipeline, "", None);
+    let started = Instant::now();
+    let results = execute(&options(s, &dir.path().join("reports"), &[GOLDEN], false));
+    let t = trial(&results, GOLDEN);
+    assert_eq!(t.outcome, Outcome::Timeout, "{}", t.reason);
+    let process = t.rounds[0].process.as_ref().unwrap();
+    assert!(process.timed_out);
+    // The protocol: timeout within the timeout plus one second. Generous bounds (a loaded CI
+    // machine), far below the 1000 s the verifier would sleep.
+    assert!(process.duration_ms < 2_000, "{} ms", process.duration_ms);
+    assert!(t.duration_ms < 5_000, "{} ms", t.duration_ms);
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert_eq!(results.exit_code, exit_code::ERRORS);
+}
+
+fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+#[test]
+fn a_verifier_that_prints_a_gigabyte_is_captured_in_bounded_memory() {
+    let bytes: u64 = 1 << 30;
+    let results = run_script(
+        "big-output.sh",
+        &format!("  env: {{BYTES: '{bytes}'}}\n"),
+        "",
+    );
+    let t = trial(&results, GOLDEN);
+    assert_eq!(t.outcome, Outcome::Passed, "{}", t.reason);
+    let out = &t.rounds[0].process.as_ref().unwrap().stdout;
+    assert_eq!(out.total_bytes, bytes);
+    assert!(out.truncated);
+    assert!(
+        out.text.len() < 3 * gatebench::process::CAPTURE_EDGE,
+        "{}",
+        out.text.len()
+    );
+    // Had the output been kept, this process would have held a gigabyte at some point.
+    let peak = peak_rss_kib();
+    assert!(peak < 512 * 1024, "peak RSS {peak} KiB");
+}
+
+#[test]
+fn a_verifier_that_edits_the_repository_is_flagged_with_what_it_changed() {
+    let results = run_script("edits-repo.sh", "", "");
+    for t in &results.trials {
+        assert!(t.modified_repo, "{}", t.fixture);
+        assert!(
+            t.modified_paths.contains(&"README.md".to_owned()),
+            "{:?}",
+            t.modified_paths
+        );
+        assert!(
+            t.modified_paths.contains(&"VERIFIER-NOTES.txt".to_owned()),
+            "{:?}",
+            t.modified_paths
+        );
+    }
+    assert_eq!(results.metrics.overall.modified_repo, 2);
+    let text = summary::terminal(&results);
+    assert!(
+        text.contains("CHANGED THE REPOSITORY IT VERIFIED (2)"),
+        "{text}"
+    );
+    assert!(summary::markdown(&results).contains("README.md"));
+}
+
+#[test]
+fn the_builtin_gate_leaves_the_repository_it_verifies_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Scenario::load(&root().join("scenarios/default.yaml")).unwrap();
+    // The whole corpus, loop fixtures included: the verification loop writes only its git-ignored
+    // state file, and a scripted fix never commits ignored files.
+    let results = execute(&options(s, dir.path(), &[], false));
+    assert!(results.trials.len() > 90);
+    let modified: Vec<_> = results
+        .trials
+        .iter()
+        .filter(|t| t.modified_repo)
+        .map(|t| (&t.fixture, &t.modified_paths))
+        .collect();
+    assert!(modified.is_empty(), "{modified:?}");
+}
+
+fn alive(pid: i32) -> bool {
+    // A zombie (state Z) waiting for a reaper is dead for this purpose.
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(false)
+}
+
+#[test]
+fn a_child_the_verifier_leaves_behind_is_killed_with_its_process_group() {
+    let scratch = tempfile::tempdir().unwrap();
+    let pid_file = scratch.path().join("child.pids");
+    let results = run_script(
+        "forks-child.sh",
+        &format!("  env: {{PID_FILE: '{}'}}\n", pid_file.display()),
+        "",
+    );
+    assert_eq!(trial(&results, GOLDEN).outcome, Outcome::Passed);
+    let pids: Vec<i32> = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    assert_eq!(pids.len(), 2);
+    // The kill is sent before the round ends; give the kernel a moment to deliver it.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while pids.iter().any(|p| alive(*p)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for pid in pids {
+        assert!(!alive(pid), "the child {pid} outlived its verifier");
+    }
+    for t in &results.trials {
+        // The round did not wait for the child's `sleep 1000` (it holds the output pipes).
+        assert!(
+            t.rounds[0].duration_ms < 5_000,
+            "{}",
+            t.rounds[0].duration_ms
+        );
+    }
+}
+
+#[test]
+fn a_fixer_runs_between_rounds_with_the_last_report_and_its_changes_are_committed() {
+    let p = pipelines();
+    let extra = format!(
+        "  fixer:\n    command: [sh, {}]\n    timeout_secs: 20\n",
+        p.join("fixer-touch.sh").display()
+    );
+    let results = run_script("fails-until-fixed.sh", &extra, "max_rounds: 3");
+    let t = trial(&results, GOLDEN);
+    let verdicts: Vec<_> = t.rounds.iter().map(|r| r.verdict).collect();
+    assert_eq!(
+        verdicts,
+        vec![
+            Some(gatebench::report::Verdict::Fail),
+            Some(gatebench::report::Verdict::Pass)
+        ]
+    );
+    let first = &t.rounds[0];
+    assert!(first.fix_error.is_none(), "{:?}", first.fix_error);
+    assert_eq!(first.fixer.as_ref().unwrap().exit_code, Some(0));
+    assert!(first.fix_commit.is_some());
+    assert_eq!(t.commits.get("fix1"), first.fix_commit.as_ref());
+    // The fixer's change is not the verifier's: the read-only check stays quiet.
+    assert!(!t.modified_repo, "{:?}", t.modified_paths);
+    // Cost: two verifier rounds (100 + 100 tokens in) and one fixer run (50).
+    assert_eq!(t.cost.tokens_in.total, 250);
+    assert_eq!(t.cost.tokens_in.unknown, 0);
+    assert_eq!(t.cost.usd.known, 1);
+    assert_eq!(t.cost.usd.unknown, 2);
+    // The same fixer gives the same commit on every run: the harness commits deterministically.
+    let again = run_script("fails-until-fixed.sh", &extra, "max_rounds: 3");
+    assert_eq!(trial(&again, GOLDEN).commits, t.commits);
+}
+
+#[test]
+fn a_fixture_detected_in_some_trials_only_is_flaky_and_fails_the_default_thresholds() {
+    let dir = tempfile::tempdir().unwrap();
+    // Trial 1 says PASS whatever; the other trials run the reference gate.
+    let pipeline = format!(
+        "  command: 'if [ \"$GATEBENCH_TRIAL\" = 1 ]; then sh {}; else sh {}; fi'\n  env: {{GB_BIN: '{}', COUNT_FILE: /dev/null}}",
+        pipelines().join("always-pass.sh").display(),
+        pipelines().join("counting-gate.sh").display(),
+        env!("CARGO_BIN_EXE_gatebench")
+    );
+    let s = scenario(dir.path(), &pipeline, "trials: 3", None);
+    let results = execute(&options(s, &dir.path().join("reports"), &[OMISSION], false));
+    let repeat = results
+        .metrics
+        .overall
+        .repeat
+        .as_ref()
+        .expect("repeat metrics");
+    assert_eq!(repeat.k, 3);
+    assert_eq!(repeat.flaky_fixtures, vec![OMISSION.to_owned()]);
+    assert_eq!(
+        (repeat.pass_hat_k.numerator, repeat.pass_hat_k.denominator),
+        (1, 2)
+    );
+    assert_eq!(
+        (repeat.pass_at_1.numerator, repeat.pass_at_1.denominator),
+        (5, 6)
+    );
+    assert_eq!(
+        (
+            repeat.disagreement.numerator,
+            repeat.disagreement.denominator
+        ),
+        (1, 2)
+    );
+    let flaky = results
+        .thresholds
+        .iter()
+        .find(|t| t.name == "flaky fixtures")
+        .unwrap();
+    assert!(!flaky.met);
+    assert_eq!(results.exit_code, exit_code::THRESHOLDS);
+    assert!(summary::terminal(&results).contains("FLAKY"));
+}
+
+/// A copy of the omission fixture and its golden, to change.
+fn copy_fixtures(to: &Path) {
+    for id in [GOLDEN, OMISSION, "subscription-cancel-evidence-stale-tree"] {
+        let status = Command::new("cp")
+            .arg("-r")
+            .arg(root().join("fixtures").join(id))
+            .arg(to.join(id))
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+}
+
+fn count(file: &Path) -> usize {
+    std::fs::read_to_string(file).map_or(0, |s| s.lines().count())
+}
+
+fn counting_scenario(dir: &Path, fixtures: &Path, counter: &Path) -> Scenario {
+    // The script is named relative to the scenario, so its content is part of the fingerprint.
+    std::fs::copy(pipelines().join("counting-gate.sh"), dir.join("verify.sh")).unwrap();
+    scenario(
+        dir,
+        &format!(
+            "  command: [sh, ./verify.sh]\n  env: {{GB_BIN: '{}', COUNT_FILE: '{}'}}",
+            env!("CARGO_BIN_EXE_gatebench"),
+            counter.display()
+        ),
+        "",
+        Some(fixtures),
+    )
+}
+
+#[test]
+fn a_rerun_with_nothing_changed_invokes_the_pipeline_zero_times_and_a_changed_fixture_reruns_alone()
+{
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = dir.path().join("fixtures");
+    std::fs::create_dir(&fixtures).unwrap();
+    copy_fixtures(&fixtures);
+    let counter = dir.path().join("count");
+    let reports = dir.path().join("reports");
+    let s = counting_scenario(dir.path(), &fixtures, &counter);
+
+    let cold = execute(&options(s.clone(), &reports, &[], false));
+    assert_eq!(cold.exit_code, 0, "{}", summary::terminal(&cold));
+    let invoked = count(&counter);
+    assert!(invoked >= 3, "{invoked}");
+    assert_eq!(cold.cache.unwrap().misses, 3);
+
+    let warm = execute(&options(s.clone(), &reports, &[], false));
+    assert_eq!(count(&counter), invoked, "a re-run invoked the pipeline");
+    assert_eq!(warm.cache.unwrap().hits, 3);
+    let outcomes = |r: &RunResults| r.trials.iter().map(|t| t.outcome).collect::<Vec<_>>();
+    assert_eq!(outcomes(&warm), outcomes(&cold));
+    assert!(warm.trials.iter().all(|t| t.cached));
+
+    // One fixture changes what it materializes: only its trial runs again.
+    let yaml = fixtures.join(OMISSION).join("fixture.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    let changed = text.replace(
+        "    - specs/subscription-cancel/task-states/T2.state.json\n",
+        "    - specs/subscription-cancel/task-states/T2.state.json\n    - specs/subscription-cancel/task-states/T3.state.json\n",
+    );
+    assert_ne!(changed, text);
+    std::fs::write(&yaml, changed).unwrap();
+    let before = count(&counter);
+    let partly = execute(&options(s.clone(), &reports, &[], false));
+    let ran: Vec<String> = std::fs::read_to_string(&counter)
+        .unwrap()
+        .lines()
+        .skip(before)
+        .map(|l| l.split(' ').next().unwrap().to_owned())
+        .collect();
+    assert!(!ran.is_empty());
+    assert!(ran.iter().all(|f| f == OMISSION), "{ran:?}");
+    let stats = partly.cache.unwrap();
+    assert_eq!((stats.hits, stats.misses), (2, 1));
+
+    // --no-cache runs everything.
+    let before = count(&counter);
+    let forced = execute(&options(s, &reports, &[], true));
+    assert!(count(&counter) >= before + 3);
+    assert!(forced.trials.iter().all(|t| !t.cached));
+}
+
+#[test]
+fn changing_the_verifier_script_invalidates_every_cached_trial() {
+    let dir = tempfile::tempdir().unwrap();
+    let counter = dir.path().join("count");
+    let reports = dir.path().join("reports");
+    let fixtures = dir.path().join("fixtures");
+    std::fs::create_dir(&fixtures).unwrap();
+    copy_fixtures(&fixtures);
+    let s = counting_scenario(dir.path(), &fixtures, &counter);
+    execute(&options(s.clone(), &reports, &[GOLDEN], false));
+    let once = count(&counter);
+    let script = dir.path().join("verify.sh");
+    let mut text = std::fs::read_to_string(&script).unwrap();
+    text.push_str("# changed\n");
+    std::fs::write(&script, text).unwrap();
+    let s = Scenario::load(&s.file).unwrap();
+    let again = execute(&options(s, &reports, &[GOLDEN], false));
+    assert_eq!(count(&counter), 2 * once);
+    assert_eq!(again.cache.unwrap().hits, 0);
+}
+
+#[test]
+fn replay_rescores_a_recorded_run_against_changed_expectations_without_invoking_the_pipeline() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = dir.path().join("fixtures");
+    std::fs::create_dir(&fixtures).unwrap();
+    copy_fixtures(&fixtures);
+    let counter = dir.path().join("count");
+    let reports = dir.path().join("reports");
+    let s = counting_scenario(dir.path(), &fixtures, &counter);
+    let recorded = run::execute(&options(s, &reports, &[], false), &|_, _, _| {}).unwrap();
+    assert_eq!(
+        trial(&recorded.results, OMISSION).outcome,
+        Outcome::Detected
+    );
+    let invoked = count(&counter);
+
+    // The expectation changes (not what is materialized): the recorded report no longer meets it.
+    let yaml = fixtures.join(OMISSION).join("fixture.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(
+        &yaml,
+        text.replace(
+            "validator: task-set-complete",
+            "validator: approval-current",
+        ),
+    )
+    .unwrap();
+    let replayed = gatebench::replay::replay(&gatebench::replay::ReplayOptions {
+        recorded: recorded.dir.clone(),
+        fixtures_dir: Some(fixtures.clone()),
+        reports_dir: reports.clone(),
+    })
+    .unwrap();
+    assert_eq!(count(&counter), invoked, "replay invoked the pipeline");
+    let r = &replayed.results;
+    assert_eq!(
+        r.replay_of.as_deref(),
+        Some(recorded.results.run_id.as_str())
+    );
+    assert_eq!(
+        trial(r, OMISSION).outcome,
+        Outcome::WrongReason,
+        "{}",
+        trial(r, OMISSION).reason
+    );
+    assert_eq!(trial(r, GOLDEN).outcome, Outcome::Passed);
+    assert!(replayed.dir.join("results.json").is_file());
+
+    // A fixture that now materializes something else cannot be re-scored from old reports.
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(
+        &yaml,
+        text.replace(
+            "    - specs/subscription-cancel/task-states/T2.state.json\n",
+            "    - specs/subscription-cancel/task-states/T2.state.json\n    - specs/subscription-cancel/task-states/T3.state.json\n",
+        ),
+    )
+    .unwrap();
+    let replayed = gatebench::replay::replay(&gatebench::replay::ReplayOptions {
+        recorded: recorded.dir,
+        fixtures_dir: Some(fixtures),
+        reports_dir: reports,
+    })
+    .unwrap();
+    let t = trial(&replayed.results, OMISSION);
+    assert_eq!(t.outcome, Outcome::Error);
+    assert!(t.reason.contains("different repository"), "{}", t.reason);
+    assert_eq!(count(&counter), invoked);
+}
+
+#[test]
+fn an_interrupted_run_resumes_with_the_trials_it_finished() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = dir.path().join("fixtures");
+    std::fs::create_dir(&fixtures).unwrap();
+    copy_fixtures(&fixtures);
+    let counter = dir.path().join("count");
+    // The second invocation interrupts gatebench (its parent) as Ctrl-C would, then waits to be
+    // killed with its group.
+    let script = dir.path().join("verify.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "echo \"$GATEBENCH_FIXTURE\" >> '{c}'\nif [ \"$(wc -l < '{c}')\" -eq 2 ]; then kill -INT $PPID; sleep 30; fi\nexec \"$GB_BIN\" gate --base \"$GATEBENCH_BASE\" --format json --output \"$GATEBENCH_REPORT\" .\n",
+            c = counter.display()
+        ),
+    )
+    .unwrap();
+    let text = format!(
+        "name: t\nfixtures_dir: {}\npipeline:\n  kind: command\n  command: [sh, ./verify.sh]\n  env: {{GB_BIN: '{}'}}\n",
+        fixtures.display(),
+        env!("CARGO_BIN_EXE_gatebench")
+    );
+    std::fs::write(dir.path().join("scenario.yaml"), text).unwrap();
+    let gatebench = |dir: &Path| {
+        let started = Instant::now();
+        let out = Command::new(env!("CARGO_BIN_EXE_gatebench"))
+            .args([
+                "run",
+                "scenario.yaml",
+                "--quiet",
+                "--jobs",
+                "1",
+                "--reports-dir",
+                "reports",
+            ])
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        (out, started.elapsed())
+    };
+    let (first, took) = gatebench(dir.path());
+    assert_eq!(
+        first.status.code(),
+        Some(exit_code::INTERRUPTED),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert!(
+        took < Duration::from_secs(25),
+        "the interrupted verifier was not killed: {took:?}"
+    );
+    assert_eq!(count(&counter), 2);
+    let (second, _) = gatebench(dir.path());
+    let stdout = String::from_utf8_lossy(&second.stdout);
+    assert_eq!(second.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("cache: 1 trial(s) reused, 2 run"),
+        "{stdout}"
+    );
+    // The finished trial was not run again: one invocation per remaining fixture.
+    assert_eq!(count(&counter), 4);
+}
+
+#[test]
+fn the_example_verifiers_score_as_documented() {
+    let reports = tempfile::tempdir().unwrap();
+    let run = |scenario: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_gatebench"))
+            .args([
+                "run",
+                scenario,
+                "--quiet",
+                "--no-cache",
+                "--filter",
+                OMISSION,
+            ])
+            .arg("--reports-dir")
+            .arg(reports.path())
+            .current_dir(root())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, stdout) = run("scenarios/external-minimal.yaml");
+    assert_eq!(code, Some(0), "{stdout}");
+    let (code, stdout) = run("scenarios/external-trusts-pass-text.yaml");
+    assert_eq!(code, Some(exit_code::THRESHOLDS), "{stdout}");
+    assert!(stdout.contains("FALSE PASSES (1)"), "{stdout}");
+    // The agent scenario is not run here (it needs an agent), but it must be a valid scenario.
+    Scenario::load(&root().join("examples/agent-verify-skill.yaml")).unwrap();
+}

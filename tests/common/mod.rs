@@ -1,0 +1,104 @@
+//! Helpers shared by the CI-output tests (`ci_outputs.rs`, `shard.rs`, `html_report.rs`): small
+//! scenarios over the bundled corpus, run through the library or the binary.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use gatebench::options::{Overrides, RunOptions};
+use gatebench::results::RunResults;
+use gatebench::run;
+use gatebench::scenario::Scenario;
+
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Two omission fixtures planted in one golden: with the golden, three fixtures.
+pub const SMALL: [&str; 2] = [
+    "subscription-cancel-task-state-missing",
+    "subscription-cancel-evidence-stale-tree",
+];
+
+/// Writes a scenario into `dir` that reads the bundled fixtures; `body` is the rest of the YAML.
+pub fn scenario(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let file = dir.join(format!("{name}.yaml"));
+    let text = format!(
+        "name: {name}\nfixtures_dir: {}\n{body}",
+        root().join("fixtures").display()
+    );
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+pub fn options(scenario_file: &Path, reports: &Path, filters: &[&str]) -> RunOptions {
+    let scenario = Scenario::load(scenario_file).unwrap_or_else(|e| panic!("{e}"));
+    RunOptions::resolve(
+        scenario,
+        Overrides {
+            filters: filters.iter().map(|s| s.to_string()).collect(),
+            jobs: Some(2),
+            reports_dir: Some(reports.to_path_buf()),
+            ..Overrides::default()
+        },
+    )
+}
+
+pub fn execute(options: &RunOptions) -> run::Finished {
+    run::execute(options, &|_, _, _| {}).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+/// Runs the bundled scenario `name` (`default.yaml`, `legacy.yaml`) on `filters`.
+pub fn bundled(name: &str, reports: &Path, filters: &[&str]) -> run::Finished {
+    execute(&options(
+        &root().join("scenarios").join(name),
+        reports,
+        filters,
+    ))
+}
+
+/// (fixture, trial, outcome) of every trial: what must not change between equivalent runs.
+pub fn outcomes(r: &RunResults) -> Vec<(String, u32, &'static str)> {
+    r.trials
+        .iter()
+        .map(|t| (t.fixture.clone(), t.trial, t.outcome.as_str()))
+        .collect()
+}
+
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn gatebench(args: &[&str], cwd: &Path) -> Output {
+    gatebench_env(args, cwd, &[])
+}
+
+pub fn gatebench_env(args: &[&str], cwd: &Path, env: &[(&str, &Path)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gatebench"));
+    cmd.args(args)
+        .current_dir(cwd)
+        .env_remove("GITHUB_STEP_SUMMARY");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// insta settings whose filters replace what changes from run to run (run ids, the temporary
+/// folder, timings) with placeholders.
+pub fn redactions(temp: &Path) -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(&regex::escape(&temp.display().to_string()), "[tmp]");
+    settings.add_filter(r"\d{8}T\d{6}Z-[A-Za-z0-9_-]+", "[run-id]");
+    settings.add_filter(r#"time="[0-9.]+""#, r#"time="[t]""#);
+    settings.add_filter(r"[+-]?\d+\.\d+s\b", "[secs]");
+    settings
+}

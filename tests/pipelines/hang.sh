@@ -1,0 +1,3 @@
+#!/bin/sh
+# Never answers.
+sleep 1000
