@@ -190,6 +190,19 @@ pub struct Triage {
     pub skills_skipped_names: Vec<String>,
 }
 
+impl Triage {
+    /// A triage whose name-only aliases (`skills_run`, `skills_skipped`) are derived from the
+    /// records, so the two can never disagree.
+    pub fn new(run: Vec<SkillReason>, skipped: Vec<SkillReason>) -> Triage {
+        Triage {
+            skills_run_names: run.iter().map(|s| s.skill.clone()).collect(),
+            skills_skipped_names: skipped.iter().map(|s| s.skill.clone()).collect(),
+            skills_run: run,
+            skills_skipped: skipped,
+        }
+    }
+}
+
 /// The normalized skill statuses of seed 001.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]

@@ -50,6 +50,41 @@ impl From<GateFinding> for Item {
 }
 
 impl Item {
+    /// A finding of a check that is not a `ValidatorId` (the verification loop's), without location.
+    pub fn new(
+        validator: &str,
+        severity: u8,
+        class: &'static str,
+        title: impl Into<String>,
+        description: impl Into<String>,
+    ) -> Item {
+        Item {
+            validator: validator.to_owned(),
+            severity,
+            class,
+            title: title.into(),
+            description: description.into(),
+            path: None,
+            line: None,
+            end_line: None,
+            requirement_id: None,
+            obligation_id: None,
+        }
+    }
+
+    /// Locates the finding at `path` (a repository path), optionally at a line.
+    pub fn at(mut self, path: impl Into<String>, line: Option<u64>) -> Item {
+        self.path = Some(path.into());
+        self.line = line;
+        self
+    }
+
+    /// Names the requirement the finding is about.
+    pub fn requirement(mut self, id: &str) -> Item {
+        self.requirement_id = Some(id.to_owned());
+        self
+    }
+
     /// Most severe first, then by place, then by content: the same input gives the same order.
     fn report_order(&self, other: &Item) -> Ordering {
         other
@@ -204,12 +239,7 @@ pub fn errored(error: &EnvError, base_ref: &str, groups: &[SkillGroup]) -> Repor
             reason: format!("verification could not start: {}", error.message),
         })
         .collect();
-    let triage = Triage {
-        skills_run: Vec::new(),
-        skills_run_names: Vec::new(),
-        skills_skipped_names: skipped.iter().map(|s| s.skill.clone()).collect(),
-        skills_skipped: skipped,
-    };
+    let triage = Triage::new(Vec::new(), skipped);
     let skill_results = groups
         .iter()
         .map(|group| SkillResult {
@@ -240,12 +270,7 @@ fn run_triage(groups: &[SkillGroup]) -> Triage {
             reason: group.reason.to_owned(),
         })
         .collect();
-    Triage {
-        skills_run_names: run.iter().map(|s| s.skill.clone()).collect(),
-        skills_run: run,
-        skills_skipped: Vec::new(),
-        skills_skipped_names: Vec::new(),
-    }
+    Triage::new(run, Vec::new())
 }
 
 /// The report v1 from its parts: findings sorted (most severe first) and deduplicated, mirrored as

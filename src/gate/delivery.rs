@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use crate::gate::build_report::Item;
-use crate::gate::loop_check::{At, LoopCheck};
+use crate::gate::loop_check::LoopCheck;
 use crate::gate::repo::RepoView;
 use crate::gittree::in_loop_state;
 

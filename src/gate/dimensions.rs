@@ -9,7 +9,7 @@ use std::time::Duration;
 use regex::Regex;
 
 use crate::gate::build_report::Item;
-use crate::gate::loop_check::{At, LoopCheck};
+use crate::gate::loop_check::LoopCheck;
 use crate::gate::loop_config::{CommandSpec, AGENTS_FILE};
 use crate::gate::repo::is_plain_relative;
 use crate::gate::state_file::{DimensionStatus, Step};

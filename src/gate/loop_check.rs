@@ -104,37 +104,13 @@ impl LoopCheck {
 
     /// A finding of this check, without location.
     pub fn item(self, title: impl Into<String>, description: impl Into<String>) -> Item {
-        Item {
-            validator: self.as_str().to_owned(),
-            severity: self.severity(),
-            class: self.class(),
-            title: title.into(),
-            description: description.into(),
-            path: None,
-            line: None,
-            end_line: None,
-            requirement_id: None,
-            obligation_id: None,
-        }
-    }
-}
-
-/// Locating a finding built by [`LoopCheck::item`].
-pub trait At {
-    fn at(self, path: impl Into<String>, line: Option<u64>) -> Self;
-    fn requirement(self, id: &str) -> Self;
-}
-
-impl At for Item {
-    fn at(mut self, path: impl Into<String>, line: Option<u64>) -> Item {
-        self.path = Some(path.into());
-        self.line = line;
-        self
-    }
-
-    fn requirement(mut self, id: &str) -> Item {
-        self.requirement_id = Some(id.to_owned());
-        self
+        Item::new(
+            self.as_str(),
+            self.severity(),
+            self.class(),
+            title,
+            description,
+        )
     }
 }
 

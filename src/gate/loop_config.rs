@@ -10,7 +10,7 @@ use std::time::Duration;
 use regex::Regex;
 
 use crate::gate::build_report::Item;
-use crate::gate::loop_check::{At, LoopCheck};
+use crate::gate::loop_check::LoopCheck;
 use crate::gate::repo::{is_plain_relative, RepoView};
 
 /// The file the loop's configuration lives in, at the repository root.

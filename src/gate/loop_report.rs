@@ -152,12 +152,7 @@ fn triage(skills: &[SkillResult], result: &RoundResult) -> Triage {
             skipped.push(reason);
         }
     }
-    Triage {
-        skills_run_names: run.iter().map(|s| s.skill.clone()).collect(),
-        skills_skipped_names: skipped.iter().map(|s| s.skill.clone()).collect(),
-        skills_run: run,
-        skills_skipped: skipped,
-    }
+    Triage::new(run, skipped)
 }
 
 fn extension(result: &RoundResult, config: &LoopConfig) -> Value {
@@ -276,12 +271,7 @@ fn nothing_run(items: Vec<Item>, repo: &RepoView, options: &GateOptions, why: &s
             reason: s.notes.clone(),
         })
         .collect();
-    let triage = Triage {
-        skills_run: Vec::new(),
-        skills_run_names: Vec::new(),
-        skills_skipped_names: skipped.iter().map(|s| s.skill.clone()).collect(),
-        skills_skipped: skipped,
-    };
+    let triage = Triage::new(Vec::new(), skipped);
     build_report::assemble(
         Status::Blocked,
         OverallResult::Blocked,

@@ -11,7 +11,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use crate::gate::build_report::Item;
-use crate::gate::loop_check::{At, LoopCheck};
+use crate::gate::loop_check::LoopCheck;
 use crate::gate::repo::{is_plain_relative, RepoView};
 use crate::gittree::in_ledger;
 

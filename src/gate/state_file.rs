@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::gate::build_report::Item;
-use crate::gate::loop_check::{At, LoopCheck};
+use crate::gate::loop_check::LoopCheck;
 use crate::gittree::LOOP_STATE_DIR;
 
 /// The loop as a whole: still iterating, or concluded.

@@ -11,7 +11,7 @@ use std::time::SystemTime;
 use crate::gate::build_report::Item;
 use crate::gate::delivery::{self, DeliveryOutcome};
 use crate::gate::dimensions::{self, CommandContext, DimensionOutcome, MAX_ITEMS};
-use crate::gate::loop_check::{At, LoopCheck};
+use crate::gate::loop_check::LoopCheck;
 use crate::gate::loop_config::LoopConfig;
 use crate::gate::loop_report;
 use crate::gate::repo::{changes_between, RepoView};
