@@ -1,9 +1,11 @@
-//! Materialization cost per fixture: gatebench's in-process git2 materializer on tmpfs and on the
+//! Materialization cost per fixture: gatebench's in-process materializer on tmpfs and on the
 //! default temp dir, beside the same repository built by a `git` CLI shell script, in one run.
 //!
 //! The script builds the very same commits (same author, committer, dates and messages), and the
 //! bench checks that its head commit id equals the materializer's before timing anything, so the
-//! two sides do the same work.
+//! two sides do the same work. gatebench stores objects uncompressed (`src/pack.rs`), so the script
+//! also runs a second time with `core.compression = 0` (`git-cli-level0`): the comparison that
+//! leaves compression out.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -42,16 +44,30 @@ fn export(repo: &Path, rev: &str, out: &Path) {
     .unwrap();
 }
 
-fn cli_build(base: &Path, head: &Path, repo: &Path) {
-    let status = Command::new("sh")
+fn cli_build(base: &Path, head: &Path, repo: &Path, compression: Option<u32>) {
+    let mut command = Command::new("sh");
+    command
         .arg("-c")
         .arg(SCRIPT)
         .env("BASE", base)
         .env("HEAD", head)
-        .env("REPO", repo)
-        .status()
-        .unwrap();
+        .env("REPO", repo);
+    if let Some(level) = compression {
+        command
+            .env("GIT_CONFIG_COUNT", "1")
+            .env("GIT_CONFIG_KEY_0", "core.compression")
+            .env("GIT_CONFIG_VALUE_0", level.to_string());
+    }
+    let status = command.status().unwrap();
     assert!(status.success());
+}
+
+/// What builds the repository: gatebench's materializer, or the CLI script with git's default
+/// zlib level or the one given.
+#[derive(Clone, Copy)]
+enum Builder {
+    Gatebench,
+    Cli { compression: Option<u32> },
 }
 
 struct Place {
@@ -98,45 +114,53 @@ fn bench(c: &mut Criterion) {
             let _ = std::fs::remove_dir_all(&head);
             export(&reference, "main", &base);
             export(&reference, "feature", &head);
-            let check = scratch.path().join("check");
-            cli_build(&base, &head, &check);
-            let cli_head = git2::Repository::open(&check)
-                .unwrap()
-                .revparse_single("feature")
-                .unwrap()
-                .id()
-                .to_string();
-            assert_eq!(
-                cli_head, m.commits["head"],
-                "the CLI script must build the same commits"
-            );
-            std::fs::remove_dir_all(&check).unwrap();
+            for compression in [None, Some(0)] {
+                let check = scratch.path().join("check");
+                cli_build(&base, &head, &check, compression);
+                let cli_head = git2::Repository::open(&check)
+                    .unwrap()
+                    .revparse_single("feature")
+                    .unwrap()
+                    .id()
+                    .to_string();
+                assert_eq!(
+                    cli_head, m.commits["head"],
+                    "the CLI script must build the same commits"
+                );
+                std::fs::remove_dir_all(&check).unwrap();
+            }
 
+            // Each builder is timed building into a fresh folder and deleting it.
+            let builders = [
+                ("gatebench", Builder::Gatebench),
+                ("git-cli", Builder::Cli { compression: None }),
+                (
+                    "git-cli-level0",
+                    Builder::Cli {
+                        compression: Some(0),
+                    },
+                ),
+            ];
             let mut n = 0u64;
-            group.bench_with_input(
-                BenchmarkId::new(format!("git2/{}", place.name), &fixture.id),
-                fixture,
-                |b, f| {
-                    b.iter(|| {
-                        n += 1;
-                        let dir = scratch.path().join(format!("g{n}"));
-                        materialize(f, &dir).unwrap();
-                        std::fs::remove_dir_all(&dir).unwrap();
-                    })
-                },
-            );
-            group.bench_with_input(
-                BenchmarkId::new(format!("git-cli/{}", place.name), &fixture.id),
-                fixture,
-                |b, _| {
-                    b.iter(|| {
-                        n += 1;
-                        let dir = scratch.path().join(format!("c{n}"));
-                        cli_build(&base, &head, &dir);
-                        std::fs::remove_dir_all(&dir).unwrap();
-                    })
-                },
-            );
+            for (series, builder) in builders {
+                group.bench_with_input(
+                    BenchmarkId::new(format!("{series}/{}", place.name), &fixture.id),
+                    fixture,
+                    |b, f| {
+                        b.iter(|| {
+                            n += 1;
+                            let dir = scratch.path().join(format!("r{n}"));
+                            match builder {
+                                Builder::Gatebench => drop(materialize(f, &dir).unwrap()),
+                                Builder::Cli { compression } => {
+                                    cli_build(&base, &head, &dir, compression)
+                                }
+                            }
+                            std::fs::remove_dir_all(&dir).unwrap();
+                        })
+                    },
+                );
+            }
         }
     }
     group.finish();

@@ -24,6 +24,7 @@ pub mod metrics;
 pub mod options;
 pub mod outcome;
 pub mod outputs;
+pub mod pack;
 pub mod paths;
 pub mod pipeline;
 pub mod placeholder;

@@ -2,14 +2,15 @@
 //! deterministically: fixed author, committer and times, so that a fixture gives the same commit
 //! and tree ids on every run and every machine.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use git2::{IndexEntry, IndexTime, Oid, Repository, RepositoryInitOptions, Signature, Time};
+use git2::{IndexEntry, IndexTime, ObjectType, Oid, Repository};
 
 use crate::corpus::{Files, Fixture};
 use crate::error::{Error, Result};
 use crate::gittree;
+use crate::pack::Pack;
 use crate::placeholder::{self, Known, Stage};
 
 /// The branch the base layer is committed on.
@@ -34,13 +35,20 @@ pub struct Materialized {
     current_raw: Files,
 }
 
-fn signature(minute: i64) -> Result<Signature<'static>> {
-    Signature::new(
-        "gatebench",
-        "gatebench@invalid",
-        &Time::new(EPOCH + 60 * minute, 0),
-    )
-    .map_err(|e| Error::git("make a signature", e))
+/// The bytes of a commit object as gatebench makes every commit: author and committer
+/// `gatebench <gatebench@invalid>`, `minute` minutes after [`EPOCH`], UTC. One definition, for the
+/// pack the materializer writes and for the commits of fixes alike.
+fn commit_object(tree: Oid, parent: Option<Oid>, minute: i64, message: &str) -> Vec<u8> {
+    let time = EPOCH + 60 * minute;
+    let mut out = format!("tree {tree}\n");
+    if let Some(parent) = parent {
+        out.push_str(&format!("parent {parent}\n"));
+    }
+    out.push_str(&format!(
+        "author gatebench <gatebench@invalid> {time} +0000\n\
+         committer gatebench <gatebench@invalid> {time} +0000\n\n{message}"
+    ));
+    out.into_bytes()
 }
 
 fn index_entry(path: &str, id: Oid) -> IndexEntry {
@@ -60,25 +68,93 @@ fn index_entry(path: &str, id: Oid) -> IndexEntry {
     }
 }
 
-/// Writes `files` as blobs and a tree into `repo`, returning the tree id. Blobs already in
-/// `written` are not written again (most files are the same in every layer).
-fn write_tree(repo: &Repository, files: &Files, written: &mut HashSet<Oid>) -> Result<Oid> {
-    let mut index = git2::Index::new().map_err(|e| Error::git("create an index", e))?;
+/// Adds `files` as blobs and trees to `pack`, returning the root tree's id. The pack stores each
+/// object once: most files are the same in every layer.
+fn pack_tree(pack: &mut Pack, files: &Files) -> Oid {
+    let blobs: Vec<(&str, Oid)> = files
+        .iter()
+        .map(|(path, content)| (path.as_str(), pack.insert(ObjectType::Blob, content)))
+        .collect();
+    gittree::build_trees(blobs, &mut |bytes| pack.insert(ObjectType::Tree, bytes))
+}
+
+/// Writes `files` as blobs and trees into `repo`'s object database, returning the tree id.
+fn write_tree(repo: &Repository, files: &Files) -> Result<Oid> {
+    let odb = repo
+        .odb()
+        .map_err(|e| Error::git("open the object database", e))?;
+    let mut blobs = Vec::with_capacity(files.len());
     for (path, content) in files {
-        let mut id = gittree::blob_id(content);
-        if !written.contains(&id) {
-            id = repo
-                .blob(content)
-                .map_err(|e| Error::git(format!("write blob {path}"), e))?;
-            written.insert(id);
-        }
-        index
-            .add(&index_entry(path, id))
-            .map_err(|e| Error::git(format!("stage {path}"), e))?;
+        let id = odb
+            .write(ObjectType::Blob, content)
+            .map_err(|e| Error::git(format!("write blob {path}"), e))?;
+        blobs.push((path.as_str(), id));
     }
-    index
-        .write_tree_to(repo)
-        .map_err(|e| Error::git("write a tree", e))
+    let mut failed = None;
+    let tree = gittree::build_trees(blobs, &mut |bytes| {
+        odb.write(ObjectType::Tree, bytes).unwrap_or_else(|e| {
+            failed.get_or_insert(e);
+            Oid::ZERO_SHA1
+        })
+    });
+    match failed {
+        Some(e) => Err(Error::git("write a tree", e)),
+        None => Ok(tree),
+    }
+}
+
+/// Writes a commit of `tree` on `branch` of `repo`, as [`commit_object`] makes it.
+fn commit(
+    repo: &Repository,
+    branch: &str,
+    tree: Oid,
+    parent: Option<Oid>,
+    minute: i64,
+    message: &str,
+) -> Result<Oid> {
+    let odb = repo
+        .odb()
+        .map_err(|e| Error::git("open the object database", e))?;
+    let id = odb
+        .write(
+            ObjectType::Commit,
+            &commit_object(tree, parent, minute, message),
+        )
+        .map_err(|e| Error::git(format!("commit on {branch}"), e))?;
+    repo.reference(
+        &format!("refs/heads/{branch}"),
+        id,
+        true,
+        message.trim_end(),
+    )
+    .map_err(|e| Error::git(format!("move {branch}"), e))?;
+    Ok(id)
+}
+
+/// The minimal repository git and libgit2 recognize, around objects already written: `HEAD` on
+/// `head_branch`, the configuration `git init` writes, and one loose ref per branch.
+fn init_git_dir(git_dir: &Path, head_branch: &str, branches: &[(&str, Oid)]) -> Result<()> {
+    let heads = git_dir.join("refs/heads");
+    std::fs::create_dir_all(&heads).map_err(|e| Error::io("create", &heads, e))?;
+    let files = [
+        (
+            git_dir.join("config"),
+            "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\
+             \tlogallrefupdates = true\n"
+                .to_owned(),
+        ),
+        (
+            git_dir.join("HEAD"),
+            format!("ref: refs/heads/{head_branch}\n"),
+        ),
+    ];
+    let refs = branches
+        .iter()
+        .map(|(name, id)| (heads.join(name), format!("{id}\n")));
+    for (path, content) in files.into_iter().chain(refs) {
+        std::fs::write(&path, content).map_err(|e| Error::io("write", &path, e))?;
+    }
+    Ok(())
 }
 
 /// Fills the placeholders of a layer. `previous` is the layer before it, as written (raw) and as
@@ -106,53 +182,24 @@ fn resolve(
     })
 }
 
-fn commit(
-    repo: &Repository,
-    branch: &str,
-    tree: Oid,
-    parent: Option<Oid>,
-    minute: i64,
-    message: &str,
-) -> Result<Oid> {
-    let sig = signature(minute)?;
-    let tree = repo
-        .find_tree(tree)
-        .map_err(|e| Error::git("find a tree", e))?;
-    let parent = match parent {
-        Some(id) => Some(
-            repo.find_commit(id)
-                .map_err(|e| Error::git("find a commit", e))?,
-        ),
-        None => None,
-    };
-    let parents: Vec<&git2::Commit> = parent.iter().collect();
-    repo.commit(
-        Some(&format!("refs/heads/{branch}")),
-        &sig,
-        &sig,
-        message,
-        &tree,
-        &parents,
-    )
-    .map_err(|e| Error::git(format!("commit on {branch}"), e))
-}
-
 /// Builds `fixture` into a new repository at `dir` (which must not exist or be empty).
+///
+/// The base and head commits, their trees and blobs are hashed in memory and written as one pack
+/// ([`Pack`]); the repository around them is the few files git needs. The work tree and an index
+/// that matches it (stat data included, so git sees it clean) come next; the staged and unstaged
+/// layers and the linked worktree go through libgit2.
 pub fn materialize(fixture: &Fixture, dir: &Path) -> Result<Materialized> {
-    let mut opts = RepositoryInitOptions::new();
-    opts.initial_head(BASE_BRANCH);
-    // No hooks or other template files: nothing in a fixture repository runs by itself.
-    opts.external_template(false);
-    let repo =
-        Repository::init_opts(dir, &opts).map_err(|e| Error::git("initialise a repository", e))?;
     let mut known = Known::default();
     let mut commits = BTreeMap::new();
+    let mut pack = Pack::new();
 
     let states = &fixture.states;
     let base = resolve(fixture, Stage::Base, &states.base, None, &known)?;
-    let mut written = HashSet::new();
-    let base_tree = write_tree(&repo, &base, &mut written)?;
-    let base_commit = commit(&repo, BASE_BRANCH, base_tree, None, 0, "base\n")?;
+    let base_tree = pack_tree(&mut pack, &base);
+    let base_commit = pack.insert(
+        ObjectType::Commit,
+        &commit_object(base_tree, None, 0, "base\n"),
+    );
     record(&mut known, Stage::Base, base_commit, base_tree, &base);
     commits.insert("base".to_owned(), base_commit.to_string());
 
@@ -163,21 +210,31 @@ pub fn materialize(fixture: &Fixture, dir: &Path) -> Result<Materialized> {
         Some((&states.base, &base)),
         &known,
     )?;
-    let head_tree = write_tree(&repo, &head, &mut written)?;
-    let head_commit = commit(
-        &repo,
-        FEATURE_BRANCH,
-        head_tree,
-        Some(base_commit),
-        1,
-        "feature\n",
-    )?;
+    let head_tree = pack_tree(&mut pack, &head);
+    let head_commit = pack.insert(
+        ObjectType::Commit,
+        &commit_object(head_tree, Some(base_commit), 1, "feature\n"),
+    );
     record(&mut known, Stage::Head, head_commit, head_tree, &head);
     commits.insert("head".to_owned(), head_commit.to_string());
 
+    let git_dir = dir.join(".git");
+    // A linked worktree takes the feature branch; the main checkout then stays on `main`.
+    let checked_out = if fixture.worktree {
+        BASE_BRANCH
+    } else {
+        FEATURE_BRANCH
+    };
+    init_git_dir(
+        &git_dir,
+        checked_out,
+        &[(BASE_BRANCH, base_commit), (FEATURE_BRANCH, head_commit)],
+    )?;
+    pack.write(&git_dir.join("objects"))?;
+
     let work_dir = if fixture.worktree {
-        // The main checkout stays on `main`; the feature branch lives in a linked worktree.
-        checkout(&repo, dir, &base)?;
+        checkout(&git_dir, dir, &base)?;
+        let repo = Repository::open(dir).map_err(|e| Error::git("open the repository", e))?;
         let wt_dir = dir.with_file_name(format!(
             "{}-worktree",
             dir.file_name()
@@ -193,12 +250,9 @@ pub fn materialize(fixture: &Fixture, dir: &Path) -> Result<Materialized> {
             .map_err(|e| Error::git("add a linked worktree", e))?;
         wt_dir
     } else {
-        repo.set_head(&format!("refs/heads/{FEATURE_BRANCH}"))
-            .map_err(|e| Error::git("point HEAD at the feature branch", e))?;
-        checkout(&repo, dir, &head)?;
+        checkout(&git_dir, dir, &head)?;
         dir.to_path_buf()
     };
-    let wt_repo = Repository::open(&work_dir).map_err(|e| Error::git("open the work tree", e))?;
     let mut current = head;
     let mut current_raw = &states.head;
 
@@ -211,6 +265,8 @@ pub fn materialize(fixture: &Fixture, dir: &Path) -> Result<Materialized> {
             &known,
         )?;
         sync_work_tree(&work_dir, &current, &staged)?;
+        let wt_repo =
+            Repository::open(&work_dir).map_err(|e| Error::git("open the work tree", e))?;
         let mut index = wt_repo
             .index()
             .map_err(|e| Error::git("read the index", e))?;
@@ -268,9 +324,10 @@ fn record(known: &mut Known, stage: Stage, commit: Oid, tree: Oid, files: &Files
 /// Writes `files` into an empty work tree and an index that matches them. The index entries
 /// carry each file's stat data, so git sees a clean work tree without re-reading the files; their
 /// blob ids are computed in memory (the blobs are already in the object database).
-fn checkout(repo: &Repository, dir: &Path, files: &Files) -> Result<()> {
+fn checkout(git_dir: &Path, dir: &Path, files: &Files) -> Result<()> {
     write_files(dir, files.iter())?;
-    let mut index = repo.index().map_err(|e| Error::git("read the index", e))?;
+    let mut index =
+        git2::Index::open(&git_dir.join("index")).map_err(|e| Error::git("create the index", e))?;
     for (path, content) in files {
         let target = dir.join(path);
         let meta = std::fs::metadata(&target).map_err(|e| Error::io("stat", &target, e))?;
@@ -343,7 +400,7 @@ impl Materialized {
                 committed.insert(path.clone(), content.clone());
             }
         }
-        let tree = write_tree(&repo, &committed, &mut HashSet::new())?;
+        let tree = write_tree(&repo, &committed)?;
         let parent = repo
             .head()
             .and_then(|h| h.peel_to_commit())
@@ -427,5 +484,164 @@ impl Materialized {
         self.current_raw = files.clone();
         self.current = files;
         Ok(Some(id.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::{self, Corpus};
+    use git2::{Signature, Status, StatusOptions, Time};
+    use std::process::Command;
+    use std::sync::OnceLock;
+
+    fn corpus() -> &'static Corpus {
+        static CORPUS: OnceLock<Corpus> = OnceLock::new();
+        CORPUS.get_or_init(|| {
+            corpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")).unwrap()
+        })
+    }
+
+    fn fixture(id: &str) -> &'static Fixture {
+        corpus().fixtures.iter().find(|f| f.id == id).unwrap()
+    }
+
+    /// The same layers committed by libgit2's own writer (index, tree, `Repository::commit`).
+    fn libgit2_commit(
+        repo: &Repository,
+        files: &Files,
+        parent: Option<&git2::Commit>,
+        minute: i64,
+        message: &str,
+    ) -> Oid {
+        let mut index = git2::Index::new().unwrap();
+        for (path, content) in files {
+            let id = repo.blob(content).unwrap();
+            index.add(&index_entry(path, id)).unwrap();
+        }
+        let tree = repo.find_tree(index.write_tree_to(repo).unwrap()).unwrap();
+        let sig = Signature::new(
+            "gatebench",
+            "gatebench@invalid",
+            &Time::new(EPOCH + 60 * minute, 0),
+        )
+        .unwrap();
+        let parents: Vec<&git2::Commit> = parent.into_iter().collect();
+        repo.commit(None, &sig, &sig, message, &tree, &parents)
+            .unwrap()
+    }
+
+    #[test]
+    fn the_pack_holds_the_commits_libgit2_itself_would_write() {
+        let dir = tempfile::tempdir().unwrap();
+        for id in ["subscription-cancel", "loop-wordcount"] {
+            let f = fixture(id);
+            let m = materialize(f, &dir.path().join(id)).unwrap();
+            let repo = Repository::open(&m.repo_dir).unwrap();
+            let files = |rev: &str| {
+                let tree = repo.revparse_single(rev).unwrap().peel_to_tree().unwrap();
+                let mut out = Files::new();
+                tree.walk(git2::TreeWalkMode::PreOrder, |parent, entry| {
+                    if let Ok(blob) = entry.to_object(&repo).and_then(|o| o.peel_to_blob()) {
+                        let path = format!("{parent}{}", entry.name().unwrap());
+                        out.insert(path, blob.content().to_vec());
+                    }
+                    git2::TreeWalkResult::Ok
+                })
+                .unwrap();
+                out
+            };
+            let (base, head) = (files("main"), files("feature"));
+            assert!(!base.is_empty() && head.len() > base.len(), "{id}");
+
+            let other = Repository::init(dir.path().join(format!("{id}-libgit2"))).unwrap();
+            let base_id = libgit2_commit(&other, &base, None, 0, "base\n");
+            let base_commit = other.find_commit(base_id).unwrap();
+            let head_id = libgit2_commit(&other, &head, Some(&base_commit), 1, "feature\n");
+            assert_eq!(m.commits["base"], base_id.to_string(), "{id}");
+            assert_eq!(m.commits["head"], head_id.to_string(), "{id}");
+        }
+    }
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .expect("the git CLI is needed to check repositories with git itself");
+        assert!(
+            out.status.success(),
+            "git {args:?} in {}: {}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    #[test]
+    fn git_fsck_accepts_every_kind_of_fixture_repository_and_sees_its_layers() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases = [
+            // (fixture, what `git status --porcelain` must list: none for a clean checkout)
+            ("wordcount-cli", false),
+            ("subscription-cancel-staged-source-edit", true),
+            ("subscription-cancel-requirements-edited-unstaged", true),
+            ("wordcount-cli-worktree-claim-linked", false),
+        ];
+        for (id, dirty) in cases {
+            let f = fixture(id);
+            let m = materialize(f, &dir.path().join(id)).unwrap();
+            git(
+                &m.repo_dir,
+                &["fsck", "--strict", "--full", "--no-dangling"],
+            );
+            let head = git(&m.work_dir, &["rev-parse", "HEAD"]);
+            assert_eq!(head.trim(), m.commits["head"], "{id}");
+            let branch = git(&m.work_dir, &["symbolic-ref", "HEAD"]);
+            assert_eq!(branch.trim(), "refs/heads/feature", "{id}");
+            let base = git(&m.work_dir, &["rev-parse", "main"]);
+            assert_eq!(base.trim(), m.commits["base"], "{id}");
+            let status = git(&m.work_dir, &["status", "--porcelain"]);
+            assert_eq!(!status.is_empty(), dirty, "{id}: {status}");
+
+            // libgit2 sees the same, and a clean checkout needs no file re-read (stat data).
+            let repo = Repository::open(&m.work_dir).unwrap();
+            let mut opts = StatusOptions::new();
+            opts.include_untracked(true);
+            let statuses = repo.statuses(Some(&mut opts)).unwrap();
+            let changed: Vec<Status> = statuses.iter().map(|s| s.status()).collect();
+            assert_eq!(!changed.is_empty(), dirty, "{id}: {changed:?}");
+            if id.contains("staged-source-edit") {
+                assert!(changed.iter().any(|s| s.is_index_modified()), "{changed:?}");
+            }
+            if id.contains("unstaged") {
+                assert!(changed.iter().any(|s| s.is_wt_modified()), "{changed:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_fix_is_committed_on_the_feature_branch_with_the_fixed_author_and_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = fixture("wordcount-cli");
+        let mut m = materialize(f, &dir.path().join("repo")).unwrap();
+        let mut files = m.current_raw.clone();
+        files.insert("NOTES.md".to_owned(), b"fixed\n".to_vec());
+        let id = m.apply_fix(f, 1, &files).unwrap();
+        let repo = Repository::open(&m.work_dir).unwrap();
+        let commit = repo.head().unwrap().peel_to_commit().unwrap();
+        assert_eq!(commit.id().to_string(), id);
+        assert_eq!(commit.parent_id(0).unwrap().to_string(), m.commits["head"]);
+        assert_eq!(commit.author().when().seconds(), EPOCH + 120);
+        assert_eq!(commit.committer().name().unwrap(), "gatebench");
+        assert_eq!(commit.message().unwrap(), "fix 1\n");
+        git(
+            &m.work_dir,
+            &["fsck", "--strict", "--full", "--no-dangling"],
+        );
+        let status = git(&m.work_dir, &["status", "--porcelain"]);
+        assert_eq!(status, "", "a fix leaves the work tree clean");
     }
 }
