@@ -79,11 +79,6 @@ impl Pack {
         id
     }
 
-    /// Whether the pack holds `id`.
-    pub fn contains(&self, id: Oid) -> bool {
-        self.ids.contains(&id)
-    }
-
     /// How many objects the pack holds.
     pub fn len(&self) -> usize {
         self.entries.len()
