@@ -12,7 +12,7 @@ use std::process::Command;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use gatebench::corpus::{self, Fixture};
-use gatebench::materialize::materialize;
+use gatebench::materialize::{materialize, tree_files};
 
 const SCRIPT: &str = r#"set -e
 export GIT_AUTHOR_NAME=gatebench GIT_AUTHOR_EMAIL=gatebench@invalid GIT_COMMITTER_NAME=gatebench GIT_COMMITTER_EMAIL=gatebench@invalid
@@ -30,18 +30,15 @@ git add -A
 GIT_AUTHOR_DATE="1767225660 +0000" GIT_COMMITTER_DATE="1767225660 +0000" git commit -q -m feature
 "#;
 
+/// Writes the files of `rev` in `repo` under `out`.
 fn export(repo: &Path, rev: &str, out: &Path) {
     let repo = git2::Repository::open(repo).unwrap();
     let tree = repo.revparse_single(rev).unwrap().peel_to_tree().unwrap();
-    tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
-        if let Ok(blob) = entry.to_object(&repo).and_then(|o| o.peel_to_blob()) {
-            let path = out.join(dir).join(entry.name().unwrap());
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, blob.content()).unwrap();
-        }
-        git2::TreeWalkResult::Ok
-    })
-    .unwrap();
+    for (path, content) in tree_files(&repo, tree.id()).unwrap() {
+        let path = out.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
 }
 
 fn cli_build(base: &Path, head: &Path, repo: &Path, compression: Option<u32>) {

@@ -3,6 +3,7 @@
 //! `git_tree` and the gate's idea of "the current source tree" are the same number.
 
 use std::collections::BTreeMap;
+use std::convert::Infallible;
 
 use git2::{ObjectType, Oid};
 use sha1::Sha1;
@@ -68,26 +69,25 @@ pub fn tree_id<'a, I>(files: I) -> Oid
 where
     I: IntoIterator<Item = (&'a str, &'a [u8])>,
 {
-    build_trees(
+    tree_id_of_blobs(
         files
             .into_iter()
             .map(|(path, content)| (path, blob_id(content))),
-        &mut |bytes| object_id(ObjectType::Tree, bytes),
     )
 }
 
-/// Builds the trees of files given by blob id (path -> blob, all with mode 100644): `store` gets
-/// each tree object's content, subtrees before the trees that hold them, and returns its id (it
-/// may write the object somewhere, or only hash it). Returns the root tree's id.
-pub fn build_trees<'a, I>(files: I, store: &mut dyn FnMut(&[u8]) -> Oid) -> Oid
+/// The tree id of files given by blob id (path -> blob), all with mode 100644.
+pub fn tree_id_of_blobs<'a, I>(blobs: I) -> Oid
 where
     I: IntoIterator<Item = (&'a str, Oid)>,
 {
-    let mut root = Dir::default();
-    for (path, blob) in files {
-        root.insert(path, blob);
+    let hashed = build_trees(blobs, &mut |bytes| {
+        Ok::<_, Infallible>(object_id(ObjectType::Tree, bytes))
+    });
+    match hashed {
+        Ok(id) => id,
+        Err(never) => match never {},
     }
-    root.build(store)
 }
 
 /// The source tree id of a set of files: the tree of every file outside the ledger folder and the
@@ -97,6 +97,32 @@ where
     I: IntoIterator<Item = (&'a str, &'a [u8])>,
 {
     tree_id(files.into_iter().filter(|(path, _)| in_source_tree(path)))
+}
+
+/// The source tree id of files given by blob id.
+pub fn source_tree_id_of_blobs<'a, I>(blobs: I) -> Oid
+where
+    I: IntoIterator<Item = (&'a str, Oid)>,
+{
+    tree_id_of_blobs(blobs.into_iter().filter(|(path, _)| in_source_tree(path)))
+}
+
+/// Builds the trees of files given by blob id (path -> blob, all with mode 100644): `store` gets
+/// each tree object's content, subtrees before the trees that hold them, and returns its id (it
+/// may write the object somewhere, or only hash it). Returns the root tree's id, or the first
+/// error `store` returned.
+pub fn build_trees<'a, I, E>(
+    blobs: I,
+    store: &mut dyn FnMut(&[u8]) -> Result<Oid, E>,
+) -> Result<Oid, E>
+where
+    I: IntoIterator<Item = (&'a str, Oid)>,
+{
+    let mut root = Dir::default();
+    for (path, blob) in blobs {
+        root.insert(path, blob);
+    }
+    root.build(store)
 }
 
 #[derive(Default)]
@@ -119,7 +145,7 @@ impl Dir {
         }
     }
 
-    fn build(&self, store: &mut dyn FnMut(&[u8]) -> Oid) -> Oid {
+    fn build<E>(&self, store: &mut dyn FnMut(&[u8]) -> Result<Oid, E>) -> Result<Oid, E> {
         // Git sorts tree entries by name, comparing a directory's name as if it ended in '/'.
         let mut entries: Vec<(Vec<u8>, &'static str, Oid)> = Vec::new();
         for (name, blob) in &self.files {
@@ -128,7 +154,7 @@ impl Dir {
         for (name, dir) in &self.dirs {
             let mut key = name.as_bytes().to_vec();
             key.push(b'/');
-            entries.push((key, "40000", dir.build(store)));
+            entries.push((key, "40000", dir.build(store)?));
         }
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         let mut bytes = Vec::new();

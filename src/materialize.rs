@@ -68,39 +68,73 @@ fn index_entry(path: &str, id: Oid) -> IndexEntry {
     }
 }
 
-/// Adds `files` as blobs and trees to `pack`, returning the root tree's id. The pack stores each
-/// object once: most files are the same in every layer.
-fn pack_tree(pack: &mut Pack, files: &Files) -> Oid {
-    let blobs: Vec<(&str, Oid)> = files
-        .iter()
-        .map(|(path, content)| (path.as_str(), pack.insert(ObjectType::Blob, content)))
-        .collect();
-    gittree::build_trees(blobs, &mut |bytes| pack.insert(ObjectType::Tree, bytes))
+/// A layer's files stored as objects: the root tree, and each file's blob id in path order.
+struct Stored<'a> {
+    tree: Oid,
+    blobs: Vec<(&'a str, Oid)>,
 }
 
-/// Writes `files` as blobs and trees into `repo`'s object database, returning the tree id.
-fn write_tree(repo: &Repository, files: &Files) -> Result<Oid> {
+/// Stores `files` as blobs and trees through `store` (the pack being built, or a repository's
+/// object database), which returns each object's id.
+fn store_tree<'a>(
+    files: &'a Files,
+    store: &mut dyn FnMut(ObjectType, &[u8]) -> Result<Oid>,
+) -> Result<Stored<'a>> {
+    let mut blobs = Vec::with_capacity(files.len());
+    for (path, content) in files {
+        blobs.push((path.as_str(), store(ObjectType::Blob, content)?));
+    }
+    let tree = gittree::build_trees(blobs.iter().copied(), &mut |bytes| {
+        store(ObjectType::Tree, bytes)
+    })?;
+    Ok(Stored { tree, blobs })
+}
+
+/// Stores `files` in `pack`, which keeps each object once: most files are the same in every layer.
+fn pack_tree<'a>(pack: &mut Pack, files: &'a Files) -> Stored<'a> {
+    let stored = store_tree(files, &mut |kind, bytes| Ok(pack.insert(kind, bytes)));
+    stored.expect("adding to a pack in memory cannot fail")
+}
+
+/// Writes `files` into `repo`'s object database.
+fn write_tree<'a>(repo: &Repository, files: &'a Files) -> Result<Stored<'a>> {
     let odb = repo
         .odb()
         .map_err(|e| Error::git("open the object database", e))?;
-    let mut blobs = Vec::with_capacity(files.len());
-    for (path, content) in files {
-        let id = odb
-            .write(ObjectType::Blob, content)
-            .map_err(|e| Error::git(format!("write blob {path}"), e))?;
-        blobs.push((path.as_str(), id));
-    }
+    store_tree(files, &mut |kind, bytes| {
+        odb.write(kind, bytes)
+            .map_err(|e| Error::git(format!("write a {kind}"), e))
+    })
+}
+
+/// The files of tree `tree` in `repo` (path -> content).
+pub fn tree_files(repo: &Repository, tree: Oid) -> Result<Files> {
+    let tree = repo
+        .find_tree(tree)
+        .map_err(|e| Error::git("find a tree", e))?;
+    let mut files = Files::new();
     let mut failed = None;
-    let tree = gittree::build_trees(blobs, &mut |bytes| {
-        odb.write(ObjectType::Tree, bytes).unwrap_or_else(|e| {
-            failed.get_or_insert(e);
-            Oid::ZERO_SHA1
-        })
+    let walked = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+        if entry.kind() != Some(ObjectType::Blob) {
+            return git2::TreeWalkResult::Ok;
+        }
+        match repo.find_blob(entry.id()) {
+            Ok(blob) => {
+                let name = String::from_utf8_lossy(entry.name_bytes());
+                files.insert(format!("{dir}{name}"), blob.content().to_vec());
+                git2::TreeWalkResult::Ok
+            }
+            Err(e) => {
+                failed = Some(e);
+                git2::TreeWalkResult::Abort
+            }
+        }
     });
-    match failed {
-        Some(e) => Err(Error::git("write a tree", e)),
-        None => Ok(tree),
+    if let Some(e) = failed {
+        return Err(Error::git("read a blob", e));
     }
+    walked.map_err(|e| Error::git("walk a tree", e))?;
+    Ok(files)
 }
 
 /// Writes a commit of `tree` on `branch` of `repo`, as [`commit_object`] makes it.
@@ -198,9 +232,9 @@ pub fn materialize(fixture: &Fixture, dir: &Path) -> Result<Materialized> {
     let base_tree = pack_tree(&mut pack, &base);
     let base_commit = pack.insert(
         ObjectType::Commit,
-        &commit_object(base_tree, None, 0, "base\n"),
+        &commit_object(base_tree.tree, None, 0, "base\n"),
     );
-    record(&mut known, Stage::Base, base_commit, base_tree, &base);
+    record(&mut known, Stage::Base, base_commit, &base_tree);
     commits.insert("base".to_owned(), base_commit.to_string());
 
     let head = resolve(
@@ -213,9 +247,9 @@ pub fn materialize(fixture: &Fixture, dir: &Path) -> Result<Materialized> {
     let head_tree = pack_tree(&mut pack, &head);
     let head_commit = pack.insert(
         ObjectType::Commit,
-        &commit_object(head_tree, Some(base_commit), 1, "feature\n"),
+        &commit_object(head_tree.tree, Some(base_commit), 1, "feature\n"),
     );
-    record(&mut known, Stage::Head, head_commit, head_tree, &head);
+    record(&mut known, Stage::Head, head_commit, &head_tree);
     commits.insert("head".to_owned(), head_commit.to_string());
 
     let git_dir = dir.join(".git");
@@ -233,7 +267,7 @@ pub fn materialize(fixture: &Fixture, dir: &Path) -> Result<Materialized> {
     pack.write(&git_dir.join("objects"))?;
 
     let work_dir = if fixture.worktree {
-        checkout(&git_dir, dir, &base)?;
+        checkout(&git_dir, dir, &base, &base_tree.blobs)?;
         let repo = Repository::open(dir).map_err(|e| Error::git("open the repository", e))?;
         let wt_dir = dir.with_file_name(format!(
             "{}-worktree",
@@ -250,7 +284,7 @@ pub fn materialize(fixture: &Fixture, dir: &Path) -> Result<Materialized> {
             .map_err(|e| Error::git("add a linked worktree", e))?;
         wt_dir
     } else {
-        checkout(&git_dir, dir, &head)?;
+        checkout(&git_dir, dir, &head, &head_tree.blobs)?;
         dir.to_path_buf()
     };
     let mut current = head;
@@ -314,25 +348,26 @@ pub fn materialize(fixture: &Fixture, dir: &Path) -> Result<Materialized> {
     })
 }
 
-fn record(known: &mut Known, stage: Stage, commit: Oid, tree: Oid, files: &Files) {
+/// Records a committed layer's ids for the placeholders of later layers.
+fn record(known: &mut Known, stage: Stage, commit: Oid, stored: &Stored) {
     known.commits.insert(stage, commit.to_string());
-    known.trees.insert(stage, tree.to_string());
-    let source = gittree::source_tree_id(files.iter().map(|(p, c)| (p.as_str(), c.as_slice())));
+    known.trees.insert(stage, stored.tree.to_string());
+    let source = gittree::source_tree_id_of_blobs(stored.blobs.iter().copied());
     known.source_trees.insert(stage, source.to_string());
 }
 
-/// Writes `files` into an empty work tree and an index that matches them. The index entries
-/// carry each file's stat data, so git sees a clean work tree without re-reading the files; their
-/// blob ids are computed in memory (the blobs are already in the object database).
-fn checkout(git_dir: &Path, dir: &Path, files: &Files) -> Result<()> {
+/// Writes `files` into an empty work tree and an index that matches them, from the blob ids the
+/// objects were stored under (`blobs`). The index entries carry each file's stat data, so git sees
+/// a clean work tree without re-reading the files.
+fn checkout(git_dir: &Path, dir: &Path, files: &Files, blobs: &[(&str, Oid)]) -> Result<()> {
     write_files(dir, files.iter())?;
     let mut index =
         git2::Index::open(&git_dir.join("index")).map_err(|e| Error::git("create the index", e))?;
-    for (path, content) in files {
+    for &(path, id) in blobs {
         let target = dir.join(path);
         let meta = std::fs::metadata(&target).map_err(|e| Error::io("stat", &target, e))?;
         index
-            .add(&stat_entry(path, gittree::blob_id(content), &meta))
+            .add(&stat_entry(path, id, &meta))
             .map_err(|e| Error::git(format!("stage {path}"), e))?;
     }
     index.write().map_err(|e| Error::git("write the index", e))
@@ -400,7 +435,7 @@ impl Materialized {
                 committed.insert(path.clone(), content.clone());
             }
         }
-        let tree = write_tree(&repo, &committed)?;
+        let stored = write_tree(&repo, &committed)?;
         let parent = repo
             .head()
             .and_then(|h| h.peel_to_commit())
@@ -409,14 +444,14 @@ impl Materialized {
         let id = commit(
             &repo,
             FEATURE_BRANCH,
-            tree,
+            stored.tree,
             Some(parent),
             1 + number as i64,
             &format!("fix {number}\n"),
         )?;
         let mut index = repo.index().map_err(|e| Error::git("read the index", e))?;
         let tree_obj = repo
-            .find_tree(tree)
+            .find_tree(stored.tree)
             .map_err(|e| Error::git("find a tree", e))?;
         index
             .read_tree(&tree_obj)
@@ -424,7 +459,7 @@ impl Materialized {
         index
             .write()
             .map_err(|e| Error::git("write the index", e))?;
-        record(&mut self.known, stage, id, tree, &committed);
+        record(&mut self.known, stage, id, &stored);
         self.commits.insert(stage.name(), id.to_string());
         self.current = resolved;
         self.current_raw = files.clone();
@@ -465,21 +500,16 @@ impl Materialized {
             1 + number as i64,
             &format!("fix {number}\n"),
         )?;
-        let mut files = Files::new();
-        let tree_obj = repo
-            .find_tree(tree)
-            .map_err(|e| Error::git("find a tree", e))?;
-        tree_obj
-            .walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
-                if let Some(blob) = entry.to_object(&repo).ok().and_then(|o| o.into_blob().ok()) {
-                    let name = entry.name().unwrap_or_default();
-                    files.insert(format!("{dir}{name}"), blob.content().to_vec());
-                }
-                git2::TreeWalkResult::Ok
-            })
-            .map_err(|e| Error::git("read the committed tree", e))?;
+        let files = tree_files(&repo, tree)?;
+        let stored = Stored {
+            tree,
+            blobs: files
+                .iter()
+                .map(|(path, content)| (path.as_str(), gittree::blob_id(content)))
+                .collect(),
+        };
         let stage = Stage::Fix(number);
-        record(&mut self.known, stage, id, tree, &files);
+        record(&mut self.known, stage, id, &stored);
         self.commits.insert(stage.name(), id.to_string());
         self.current_raw = files.clone();
         self.current = files;
@@ -503,7 +533,7 @@ mod tests {
     }
 
     fn fixture(id: &str) -> &'static Fixture {
-        corpus().fixtures.iter().find(|f| f.id == id).unwrap()
+        corpus().get(id).unwrap()
     }
 
     /// The same layers committed by libgit2's own writer (index, tree, `Repository::commit`).
@@ -540,16 +570,7 @@ mod tests {
             let repo = Repository::open(&m.repo_dir).unwrap();
             let files = |rev: &str| {
                 let tree = repo.revparse_single(rev).unwrap().peel_to_tree().unwrap();
-                let mut out = Files::new();
-                tree.walk(git2::TreeWalkMode::PreOrder, |parent, entry| {
-                    if let Ok(blob) = entry.to_object(&repo).and_then(|o| o.peel_to_blob()) {
-                        let path = format!("{parent}{}", entry.name().unwrap());
-                        out.insert(path, blob.content().to_vec());
-                    }
-                    git2::TreeWalkResult::Ok
-                })
-                .unwrap();
-                out
+                tree_files(&repo, tree.id()).unwrap()
             };
             let (base, head) = (files("main"), files("feature"));
             assert!(!base.is_empty() && head.len() > base.len(), "{id}");
