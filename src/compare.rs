@@ -668,12 +668,7 @@ mod tests {
     }
 
     fn trial(id: &str, golden: bool, outcome: Outcome) -> TrialRecord {
-        let mut t: TrialRecord = serde_json::from_value(serde_json::json!({
-            "fixture": id, "category": "c", "golden": golden, "trial": 0, "outcome": "error",
-            "reason": "", "matchers": [], "rounds": [], "convergence": null, "commits": {},
-            "materialize_ms": 0, "duration_ms": 0, "work_dir": "", "kept_at": null
-        }))
-        .unwrap();
+        let mut t = TrialRecord::named(id, "c", golden, 0);
         t.outcome = outcome;
         t
     }

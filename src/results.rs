@@ -160,11 +160,17 @@ pub struct TrialRecord {
 }
 
 impl TrialRecord {
+    /// Trial `trial` of `fixture`, not run yet: an `error` until the runner records what happened.
     pub fn new(fixture: &Fixture, trial: u32) -> Self {
+        Self::named(&fixture.id, &fixture.category, fixture.is_golden(), trial)
+    }
+
+    /// Trial `trial` of the fixture `id`, not run yet, for when no loaded fixture is at hand.
+    pub fn named(id: &str, category: &str, golden: bool, trial: u32) -> Self {
         TrialRecord {
-            fixture: fixture.id.clone(),
-            category: fixture.category.clone(),
-            golden: fixture.is_golden(),
+            fixture: id.to_owned(),
+            category: category.to_owned(),
+            golden,
             trial,
             outcome: Outcome::Error,
             reason: "the trial did not run".into(),

@@ -153,27 +153,10 @@ mod tests {
     fn trial(fixture: &str, n: u32, outcome: Outcome, verdict: Option<Verdict>) -> TrialRecord {
         let mut round = RoundRecord::new(1, 1);
         round.verdict = verdict;
-        TrialRecord {
-            fixture: fixture.into(),
-            category: "c".into(),
-            golden: false,
-            trial: n,
-            outcome,
-            reason: String::new(),
-            matchers: Vec::new(),
-            rounds: vec![round],
-            convergence: None,
-            commits: Default::default(),
-            materialize_ms: 0,
-            duration_ms: 10,
-            work_dir: String::new(),
-            kept_at: None,
-            harness_error: None,
-            modified_repo: false,
-            modified_paths: Vec::new(),
-            cost: CostTotal::default(),
-            cached: false,
-        }
+        let mut record = TrialRecord::named(fixture, "c", false, n);
+        record.outcome = outcome;
+        record.rounds = vec![round];
+        record
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Helpers shared by the CI-output tests (`ci_outputs.rs`, `shard.rs`, `html_report.rs`): small
-//! scenarios over the bundled corpus, run through the library or the binary.
+//! Helpers shared by the end-to-end tests (`run.rs`, `ci_outputs.rs`, `shard.rs`,
+//! `html_report.rs`): small scenarios over the bundled corpus, run through the library or the
+//! binary.
 
 #![allow(dead_code)]
 
