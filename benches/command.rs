@@ -11,10 +11,10 @@ use std::process::{Command, Stdio};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use gatebench::corpus;
-use gatebench::fingerprint;
-use gatebench::materialize::materialize;
-use gatebench::pipeline::{self, RoundInput, RoundOutput};
-use gatebench::scenario::{CommandLine, CommandSpec, PipelineSpec};
+use gatebench::corpus::scenario::{CommandLine, CommandSpec, PipelineSpec};
+use gatebench::pipeline::round::{RoundInput, RoundOutput};
+use gatebench::repo::fingerprint;
+use gatebench::repo::materialize::materialize;
 
 const SCRIPT: &str = r#"cp "$FIXED" "$GATEBENCH_REPORT""#;
 
@@ -35,9 +35,9 @@ fn bench(c: &mut Criterion) {
     let m = materialize(fixture, &repo).unwrap();
     // The fixed report: what the reference gate says about this repository.
     let fixed = scratch.path().join("fixed.json");
-    let report = gatebench::gate::run_gate(
+    let report = gatebench_gate::run_gate(
         &m.work_dir,
-        &gatebench::gate::GateOptions {
+        &gatebench_gate::GateOptions {
             base_ref: "main".into(),
         },
     );
@@ -55,7 +55,7 @@ fn bench(c: &mut Criterion) {
         files: Vec::new(),
         fixer: None,
     });
-    let pipeline = pipeline::from_spec(&spec, root);
+    let pipeline = gatebench::pipeline::select::from_spec(&spec, root);
     let round_dir = scratch.path().join("rounds");
     let input = RoundInput {
         work_dir: &m.work_dir,
@@ -110,7 +110,7 @@ fn bench(c: &mut Criterion) {
     ];
     group.bench_function("process-run-alone", |b| {
         b.iter(|| {
-            let r = gatebench::process::run(&gatebench::process::Spawn {
+            let r = gatebench_process::run(&gatebench_process::Spawn {
                 argv: &argv,
                 cwd: &m.work_dir,
                 env: &env,
@@ -121,7 +121,7 @@ fn bench(c: &mut Criterion) {
     });
     let fixed_bytes = std::fs::read(&fixed).unwrap();
     group.bench_function("report-check-alone", |b| {
-        b.iter(|| gatebench::report_check::parse(&fixed_bytes).unwrap())
+        b.iter(|| gatebench_report::check::parse(&fixed_bytes).unwrap())
     });
     group.bench_function("read-only-check-alone", |b| {
         b.iter(|| {

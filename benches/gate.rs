@@ -1,7 +1,7 @@
 //! What the reference gate and its verification loop cost, in one run: one gate round on each
 //! golden (the Loom goldens, and `loop-wordcount` whose round runs four POSIX sh commands besides
 //! the validators and writes the state file), one whole three-round convergence (materialize,
-//! three rounds, two scripted fixes), and the full bundled suite end to end (`run::execute` on
+//! three rounds, two scripted fixes), and the full bundled suite end to end (`execute::execute` on
 //! `scenarios/default.yaml`: select, materialize, rounds, score, write the reports) with 1 and 2
 //! jobs. Repositories go to tmpfs (`/dev/shm`) when the machine has it, as `--work-dir` advises.
 //! docs/PERFORMANCE.md records the medians and the parallel speedup.
@@ -10,14 +10,13 @@ use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use gatebench::corpus;
-use gatebench::gate::{run_gate, GateOptions};
-use gatebench::materialize::materialize;
-use gatebench::options::{Overrides, RunOptions};
-use gatebench::outcome::ConvergenceStatus;
-use gatebench::pipeline;
-use gatebench::runner::{run_trial, RunConfig};
-use gatebench::scenario::{PipelineSpec, Scenario};
-use gatebench::workdir::WorkRoot;
+use gatebench::corpus::scenario::{PipelineSpec, Scenario};
+use gatebench::repo::materialize::materialize;
+use gatebench::repo::workdir::WorkRoot;
+use gatebench::run::options::{Overrides, RunOptions};
+use gatebench::run::runner::{run_trial, RunConfig};
+use gatebench::score::outcome::ConvergenceStatus;
+use gatebench_gate::{run_gate, GateOptions};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -47,7 +46,7 @@ fn rounds(c: &mut Criterion) {
         let report = run_gate(&m.work_dir, &options);
         assert_eq!(
             report.verdict(),
-            Some(gatebench::report::Verdict::Pass),
+            Some(gatebench_report::Verdict::Pass),
             "{}",
             fixture.id
         );
@@ -63,7 +62,7 @@ fn rounds(c: &mut Criterion) {
         .get("loop-wordcount-converges-in-three")
         .expect("the three-round fixture");
     let work = WorkRoot::create(Some(&scratch_root()), false).unwrap();
-    let gate = pipeline::from_spec(&PipelineSpec::Builtin, root());
+    let gate = gatebench::pipeline::select::from_spec(&PipelineSpec::Builtin, root());
     let cfg = RunConfig {
         jobs: 1,
         trials: 1,
@@ -103,11 +102,14 @@ fn suite(c: &mut Criterion) {
                 ..Overrides::default()
             },
         );
-        let finished =
-            gatebench::run::execute(&options, &|_, _, _| {}).unwrap_or_else(|e| panic!("{e:?}"));
+        let finished = gatebench::run::execute::execute(&options, &|_, _, _| {})
+            .unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(finished.results.exit_code, 0, "the suite must pass");
         group.bench_with_input(BenchmarkId::new("jobs", jobs), &options, |b, options| {
-            b.iter(|| gatebench::run::execute(options, &|_, _, _| {}).map(|f| f.results.exit_code))
+            b.iter(|| {
+                gatebench::run::execute::execute(options, &|_, _, _| {})
+                    .map(|f| f.results.exit_code)
+            })
         });
     }
     group.finish();

@@ -3,7 +3,7 @@
 //!
 //! The script builds the very same commits (same author, committer, dates and messages), and the
 //! bench checks that its head commit id equals the materializer's before timing anything, so the
-//! two sides do the same work. gatebench stores objects uncompressed (`src/pack.rs`), so the script
+//! two sides do the same work. gatebench stores objects uncompressed (`src/repo/pack.rs`), so the script
 //! also runs a second time with `core.compression = 0` (`git-cli-level0`): the comparison that
 //! leaves compression out.
 
@@ -12,7 +12,7 @@ use std::process::Command;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use gatebench::corpus::{self, Fixture};
-use gatebench::materialize::{materialize, tree_files};
+use gatebench::repo::materialize::{materialize, tree_files};
 
 const SCRIPT: &str = r#"set -e
 export GIT_AUTHOR_NAME=gatebench GIT_AUTHOR_EMAIL=gatebench@invalid GIT_COMMITTER_NAME=gatebench GIT_COMMITTER_EMAIL=gatebench@invalid

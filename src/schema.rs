@@ -3,60 +3,34 @@
 
 use std::path::Path;
 
-use schemars::generate::SchemaSettings;
-use schemars::JsonSchema;
+use gatebench_report::schema::{generate, report_schema, schema_id};
 
 use crate::error::{Error, Result};
 
-fn generate<T: JsonSchema>(id: &str) -> serde_json::Value {
-    let generator = SchemaSettings::draft2020_12().into_generator();
-    let schema = generator.into_root_schema_for::<T>();
-    let mut value = serde_json::to_value(schema).expect("a schema serializes");
-    if let Some(obj) = value.as_object_mut() {
-        obj.insert("$id".into(), serde_json::Value::String(id.into()));
-    }
-    value
-}
-
-/// The report v1 schema, as pipelines' reports are validated against it.
-pub fn report_schema() -> serde_json::Value {
-    generate::<crate::report::Report>("https://gatebench.invalid/schemas/report-v1.schema.json")
-}
-
-/// The verification loop's machine state file (seed 000's exact shape), as the gate reads it.
-pub fn verification_state_schema() -> serde_json::Value {
-    let mut schema = generate::<crate::gate::state_file::VerificationState>(
-        "https://gatebench.invalid/schemas/verification-state.schema.json",
-    );
-    crate::gate::state_file::require_every_key(&mut schema);
-    schema
-}
-
 /// Every schema gatebench publishes: (file name under `schemas/`, content).
 pub fn all() -> Vec<(String, serde_json::Value)> {
-    let id = |name: &str| format!("https://gatebench.invalid/schemas/{name}");
     let mut out = vec![
         (
             "fixture.schema.json".to_owned(),
-            generate::<crate::fixture::FixtureFile>(&id("fixture.schema.json")),
+            generate::<crate::corpus::fixture::FixtureFile>(&schema_id("fixture.schema.json")),
         ),
         (
             "scenario.schema.json".to_owned(),
-            generate::<crate::scenario::ScenarioFile>(&id("scenario.schema.json")),
+            generate::<crate::corpus::scenario::ScenarioFile>(&schema_id("scenario.schema.json")),
         ),
         ("report-v1.schema.json".to_owned(), report_schema()),
         (
             "verification-state.schema.json".to_owned(),
-            verification_state_schema(),
+            gatebench_gate::verification_loop::state_file::verification_state_schema(),
         ),
         (
             "results.schema.json".to_owned(),
-            generate::<crate::results::RunResults>(&id("results.schema.json")),
+            generate::<crate::output::results::RunResults>(&schema_id("results.schema.json")),
         ),
     ];
     // The ledger files the reference gate reads (docs/LEDGER.md).
     out.extend(
-        crate::ledger::schemas()
+        gatebench_gate::ledger::schemas()
             .into_iter()
             .map(|(name, value)| (format!("ledger/{name}"), value)),
     );

@@ -5,8 +5,13 @@
 mod common;
 
 use common::*;
-use gatebench::compare::{self, ChangeKind};
-use gatebench::{exit_code, junit, outputs, ratchet, results, summary};
+use gatebench::exit_code;
+use gatebench::output::compare;
+use gatebench::output::junit;
+use gatebench::output::outputs;
+use gatebench::output::summary;
+use gatebench::score::changes::ChangeKind;
+use gatebench::score::ratchet;
 
 #[test]
 fn a_run_writes_results_summary_junit_and_html_into_its_folder() {
@@ -164,8 +169,11 @@ fn the_ratchet_fails_a_run_that_regresses_against_its_baseline_while_absolute_ba
     let dir = tempfile::tempdir().unwrap();
     let reports = dir.path().join("reports");
     let good = bundled("default.yaml", &reports, &SMALL).results;
-    results::write_json_atomic(&dir.path().join("base.json"), &ratchet::baseline_of(&good))
-        .unwrap();
+    gatebench::output::atomic::write_json_atomic(
+        &dir.path().join("base.json"),
+        &gatebench::run::baseline::baseline_of(&good),
+    )
+    .unwrap();
 
     let legacy = scenario(
         dir.path(),
@@ -218,13 +226,16 @@ fn a_baseline_keeps_outcomes_and_drops_what_changes_between_identical_runs() {
     let first = bundled("default.yaml", reports.path(), &SMALL).results;
     let second = bundled("default.yaml", reports.path(), &SMALL).results;
     assert_ne!(first.run_id, second.run_id);
-    let text = |r| serde_json::to_string_pretty(&ratchet::baseline_of(r)).unwrap();
+    let text = |r| serde_json::to_string_pretty(&gatebench::run::baseline::baseline_of(r)).unwrap();
     let (a, b) = (text(&first), text(&second));
     let differing: Vec<(&str, &str)> = a.lines().zip(b.lines()).filter(|(x, y)| x != y).collect();
     assert_eq!(differing, [], "lines that differ between two baselines");
     assert_eq!(a, b);
     assert!(!a.contains(&reports.path().display().to_string()));
-    assert_eq!(outcomes(&ratchet::baseline_of(&first)), outcomes(&first));
+    assert_eq!(
+        outcomes(&gatebench::run::baseline::baseline_of(&first)),
+        outcomes(&first)
+    );
 }
 
 #[test]

@@ -7,11 +7,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use gatebench::options::{Overrides, RunOptions};
-use gatebench::outcome::Outcome;
-use gatebench::results::{RunResults, TrialRecord};
-use gatebench::scenario::Scenario;
-use gatebench::{exit_code, run, summary};
+use gatebench::corpus::scenario::Scenario;
+use gatebench::exit_code;
+use gatebench::output::results::RunResults;
+use gatebench::output::summary;
+use gatebench::run::execute;
+use gatebench::run::options::{Overrides, RunOptions};
+use gatebench::score::outcome::Outcome;
+use gatebench::score::record::TrialRecord;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -54,7 +57,7 @@ fn options(scenario: Scenario, reports: &Path, filters: &[&str], no_cache: bool)
 }
 
 fn execute(options: &RunOptions) -> RunResults {
-    run::execute(options, &|_, _, _| {})
+    execute::execute(options, &|_, _, _| {})
         .unwrap_or_else(|e| panic!("{e:?}"))
         .results
 }
@@ -197,7 +200,7 @@ fn a_verifier_that_prints_a_gigabyte_is_captured_in_bounded_memory() {
     assert_eq!(out.total_bytes, bytes);
     assert!(out.truncated);
     assert!(
-        out.text.len() < 3 * gatebench::process::CAPTURE_EDGE,
+        out.text.len() < 3 * gatebench_process::CAPTURE_EDGE,
         "{}",
         out.text.len()
     );
@@ -306,8 +309,8 @@ fn a_fixer_runs_between_rounds_with_the_last_report_and_its_changes_are_committe
     assert_eq!(
         verdicts,
         vec![
-            Some(gatebench::report::Verdict::Fail),
-            Some(gatebench::report::Verdict::Pass)
+            Some(gatebench_report::Verdict::Fail),
+            Some(gatebench_report::Verdict::Pass)
         ]
     );
     let first = &t.rounds[0];
@@ -487,7 +490,7 @@ fn replay_rescores_a_recorded_run_against_changed_expectations_without_invoking_
     let counter = dir.path().join("count");
     let reports = dir.path().join("reports");
     let s = counting_scenario(dir.path(), &fixtures, &counter);
-    let recorded = run::execute(&options(s, &reports, &[], false), &|_, _, _| {}).unwrap();
+    let recorded = execute::execute(&options(s, &reports, &[], false), &|_, _, _| {}).unwrap();
     assert_eq!(
         trial(&recorded.results, OMISSION).outcome,
         Outcome::Detected
@@ -505,7 +508,7 @@ fn replay_rescores_a_recorded_run_against_changed_expectations_without_invoking_
         ),
     )
     .unwrap();
-    let replayed = gatebench::replay::replay(&gatebench::replay::ReplayOptions {
+    let replayed = gatebench::run::replay::replay(&gatebench::run::replay::ReplayOptions {
         recorded: recorded.dir.clone(),
         fixtures_dir: Some(fixtures.clone()),
         reports_dir: reports.clone(),
@@ -536,7 +539,7 @@ fn replay_rescores_a_recorded_run_against_changed_expectations_without_invoking_
         ),
     )
     .unwrap();
-    let replayed = gatebench::replay::replay(&gatebench::replay::ReplayOptions {
+    let replayed = gatebench::run::replay::replay(&gatebench::run::replay::ReplayOptions {
         recorded: recorded.dir,
         fixtures_dir: Some(fixtures),
         reports_dir: reports,

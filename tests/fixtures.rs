@@ -6,11 +6,10 @@
 use std::path::Path;
 
 use gatebench::corpus;
-use gatebench::outcome::ConvergenceStatus;
-use gatebench::pipeline;
-use gatebench::runner::{run_trial, RunConfig};
-use gatebench::scenario::PipelineSpec;
-use gatebench::workdir::WorkRoot;
+use gatebench::corpus::scenario::PipelineSpec;
+use gatebench::repo::workdir::WorkRoot;
+use gatebench::run::runner::{run_trial, RunConfig};
+use gatebench::score::outcome::ConvergenceStatus;
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn main() {
@@ -44,7 +43,7 @@ fn main() {
 
 fn check(fixture: &corpus::Fixture) -> Result<(), Failed> {
     let root = WorkRoot::create(None, false).map_err(|e| e.to_string())?;
-    let gate = pipeline::from_spec(&PipelineSpec::Builtin, Path::new("."));
+    let gate = gatebench::pipeline::select::from_spec(&PipelineSpec::Builtin, Path::new("."));
     let cfg = RunConfig {
         jobs: 1,
         trials: 1,

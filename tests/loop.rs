@@ -9,13 +9,12 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::OnceLock;
 
+use gatebench::corpus::scenario::PipelineSpec;
 use gatebench::corpus::{self, Corpus};
-use gatebench::pipeline;
-use gatebench::report::Verdict;
-use gatebench::results::TrialRecord;
-use gatebench::runner::{run_trial, RunConfig};
-use gatebench::scenario::PipelineSpec;
-use gatebench::workdir::WorkRoot;
+use gatebench::repo::workdir::WorkRoot;
+use gatebench::run::runner::{run_trial, RunConfig};
+use gatebench::score::record::TrialRecord;
+use gatebench_report::Verdict;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -35,7 +34,7 @@ fn trial(id: &str) -> TrialRecord {
         .get(id)
         .unwrap_or_else(|| panic!("no fixture {id}"));
     let work = WorkRoot::create(None, false).expect("work root");
-    let gate = pipeline::from_spec(&PipelineSpec::Builtin, root());
+    let gate = gatebench::pipeline::select::from_spec(&PipelineSpec::Builtin, root());
     let cfg = RunConfig {
         jobs: 1,
         trials: 1,
@@ -171,7 +170,7 @@ fn a_warning_only_round_passes_with_its_warnings_in_the_report() {
 fn materialized(id: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().expect("temp dir");
     let fixture = corpus().get(id).expect("fixture");
-    let m = gatebench::materialize::materialize(fixture, &dir.path().join("repo"))
+    let m = gatebench::repo::materialize::materialize(fixture, &dir.path().join("repo"))
         .expect("materialize");
     let work = m.work_dir.clone();
     (dir, work)
@@ -180,7 +179,7 @@ fn materialized(id: &str) -> (tempfile::TempDir, std::path::PathBuf) {
 #[test]
 fn the_state_file_of_a_real_run_validates_against_the_committed_schema() {
     let (_dir, work) = materialized("loop-wordcount-test-point-fails");
-    let report = gatebench::gate::run_gate(&work, &gatebench::gate::GateOptions::default());
+    let report = gatebench_gate::run_gate(&work, &gatebench_gate::GateOptions::default());
     assert_eq!(report.verdict(), Some(Verdict::Fail));
     let state: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(work.join("docs/delivery/.state/SV-10001-verification.json"))

@@ -31,7 +31,7 @@ fn every_bundled_fixture_and_scenario_validates_against_its_schema() {
                 None => continue,
             };
             let text = std::fs::read_to_string(&file).unwrap();
-            let value: serde_json::Value = serde_yaml_ng::from_str(&text).unwrap();
+            let value: serde_json::Value = yaml_serde::from_str(&text).unwrap();
             let errors: Vec<String> = validator
                 .iter_errors(&value)
                 .map(|e| e.to_string())

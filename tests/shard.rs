@@ -8,9 +8,9 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use common::*;
-use gatebench::merge;
-use gatebench::results::RunResults;
-use gatebench::shard::Shard;
+use gatebench::output::results::RunResults;
+use gatebench::run::merge;
+use gatebench::run::shard::Shard;
 
 /// Every omission planted in `subscription-cancel` and its golden: enough fixtures that each of
 /// three shards gets some.
@@ -50,8 +50,9 @@ fn three_shards_merged_give_the_outcomes_of_the_unsharded_run() {
         merge::merge(parts, SystemTime::now()).unwrap_or_else(|e| panic!("{}", messages(e)));
     assert_eq!(outcomes(&merged), outcomes(&whole));
     // Everything but timings and run ids is the same: metrics, thresholds, fixtures, trials.
-    let stable =
-        |r: &RunResults| serde_json::to_string_pretty(&gatebench::ratchet::baseline_of(r)).unwrap();
+    let stable = |r: &RunResults| {
+        serde_json::to_string_pretty(&gatebench::run::baseline::baseline_of(r)).unwrap()
+    };
     let (m, w) = (stable(&merged), stable(&whole));
     let differing: Vec<(&str, &str)> = m.lines().zip(w.lines()).filter(|(a, b)| a != b).collect();
     assert_eq!(differing, [], "merged vs unsharded");
@@ -123,7 +124,7 @@ fn the_merge_command_writes_a_merged_run_and_exits_like_run() {
         out.stderr
     );
     assert!(out.stdout.contains("merged 2 shards"), "{}", out.stdout);
-    let run = gatebench::runs::newest(&merged_into).expect("a merged run folder");
+    let run = gatebench::output::runs::newest(&merged_into).expect("a merged run folder");
     assert!(run.join("report.html").is_file());
     assert!(run.display().to_string().ends_with("-legacy-merged"));
 

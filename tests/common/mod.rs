@@ -7,10 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use gatebench::options::{Overrides, RunOptions};
-use gatebench::results::RunResults;
-use gatebench::run;
-use gatebench::scenario::Scenario;
+use gatebench::corpus::scenario::Scenario;
+use gatebench::output::results::RunResults;
+use gatebench::run::execute;
+use gatebench::run::options::{Overrides, RunOptions};
 
 pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -46,12 +46,12 @@ pub fn options(scenario_file: &Path, reports: &Path, filters: &[&str]) -> RunOpt
     )
 }
 
-pub fn execute(options: &RunOptions) -> run::Finished {
-    run::execute(options, &|_, _, _| {}).unwrap_or_else(|e| panic!("{e:?}"))
+pub fn execute(options: &RunOptions) -> execute::Finished {
+    execute::execute(options, &|_, _, _| {}).unwrap_or_else(|e| panic!("{e:?}"))
 }
 
 /// Runs the bundled scenario `name` (`default.yaml`, `legacy.yaml`) on `filters`.
-pub fn bundled(name: &str, reports: &Path, filters: &[&str]) -> run::Finished {
+pub fn bundled(name: &str, reports: &Path, filters: &[&str]) -> execute::Finished {
     execute(&options(
         &root().join("scenarios").join(name),
         reports,

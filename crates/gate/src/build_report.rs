@@ -1,0 +1,370 @@
+//! Assembling the verify JSON report v1 (seed 001, 8c) from the gate's findings: `findings[]` and
+//! their `issues[]` mirror, scope, triage and one skill result per check group. Shared by the
+//! reference gate and the legacy checker.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::finding::GateFinding;
+use crate::repo::{EnvError, RepoView};
+use gatebench_report::{
+    CustomGates, ExcludedFile, Finding, FindingLocation, Issue, IssueLocation, Overall,
+    OverallResult, Report, ReportError, Scope, ScopeFile, SkillReason, SkillResult, SkillStatus,
+    Status, Triage,
+};
+
+/// What every finding of this crate's gates is attributed to.
+pub const SOURCE: &str = "gatebench-gate";
+
+/// A finding on its way into the report, with its validator id as text (the legacy checker's ids
+/// are not `ValidatorId`s).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    pub validator: String,
+    pub severity: u8,
+    pub class: &'static str,
+    pub title: String,
+    pub description: String,
+    pub path: Option<String>,
+    pub line: Option<u64>,
+    pub end_line: Option<u64>,
+    pub requirement_id: Option<String>,
+    pub obligation_id: Option<String>,
+}
+
+impl From<GateFinding> for Item {
+    fn from(finding: GateFinding) -> Item {
+        Item {
+            validator: finding.validator.as_str().to_owned(),
+            severity: finding.severity,
+            class: finding.class.as_str(),
+            title: finding.title,
+            description: finding.description,
+            path: finding.path,
+            line: finding.line,
+            end_line: finding.end_line,
+            requirement_id: finding.requirement_id,
+            obligation_id: finding.obligation_id,
+        }
+    }
+}
+
+impl Item {
+    /// A finding of a check that is not a `ValidatorId` (the verification loop's), without location.
+    pub fn new(
+        validator: &str,
+        severity: u8,
+        class: &'static str,
+        title: impl Into<String>,
+        description: impl Into<String>,
+    ) -> Item {
+        Item {
+            validator: validator.to_owned(),
+            severity,
+            class,
+            title: title.into(),
+            description: description.into(),
+            path: None,
+            line: None,
+            end_line: None,
+            requirement_id: None,
+            obligation_id: None,
+        }
+    }
+
+    /// Locates the finding at `path` (a repository path), optionally at a line.
+    pub fn at(mut self, path: impl Into<String>, line: Option<u64>) -> Item {
+        self.path = Some(path.into());
+        self.line = line;
+        self
+    }
+
+    /// Names the requirement the finding is about.
+    pub fn requirement(mut self, id: &str) -> Item {
+        self.requirement_id = Some(id.to_owned());
+        self
+    }
+
+    /// Most severe first, then by place, then by content: the same input gives the same order.
+    fn report_order(&self, other: &Item) -> Ordering {
+        other
+            .severity
+            .cmp(&self.severity)
+            .then_with(|| self.path.cmp(&other.path))
+            .then_with(|| self.line.cmp(&other.line))
+            .then_with(|| self.validator.cmp(&other.validator))
+            .then_with(|| self.requirement_id.cmp(&other.requirement_id))
+            .then_with(|| self.obligation_id.cmp(&other.obligation_id))
+            .then_with(|| self.title.cmp(&other.title))
+            .then_with(|| self.description.cmp(&other.description))
+    }
+}
+
+/// A group of checks reported as one skill in `skillResults` and `triage`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillGroup {
+    pub skill: &'static str,
+    /// Why the group runs (the triage reason).
+    pub reason: &'static str,
+    /// The validator ids the group holds, in the order they are listed in notes.
+    pub validators: Vec<&'static str>,
+}
+
+/// The scope of a run that resolved HEAD and the merge base.
+pub fn scope_of(repo: &RepoView, base_ref: &str) -> Scope {
+    let files: Vec<ScopeFile> = repo
+        .changes
+        .iter()
+        .map(|change| ScopeFile {
+            path: change.path.clone(),
+            status: change.status.as_str().to_owned(),
+            lines: Vec::new(),
+        })
+        .collect();
+    let excluded = vec![ExcludedFile {
+        path: "ALL_OTHER_FILES".to_owned(),
+        reason: "outside selected scope".to_owned(),
+    }];
+    Scope {
+        depth: "light".to_owned(),
+        mode: "branch".to_owned(),
+        base_ref: Some(base_ref.to_owned()),
+        merge_base: Some(repo.merge_base.clone()),
+        head_sha: Some(repo.head_sha.clone()),
+        included_files: files.clone(),
+        excluded_files: excluded.clone(),
+        files,
+        excluded,
+        delta_base_sha: None,
+        delta_files: Vec::new(),
+        extra: BTreeMap::new(),
+    }
+}
+
+/// The report of a run that judged the repository: `pass` without findings, `issues-found` with.
+pub fn judged(items: Vec<Item>, scope: Scope, groups: &[SkillGroup]) -> Report {
+    let result = if items.is_empty() {
+        OverallResult::Pass
+    } else {
+        OverallResult::IssuesFound
+    };
+    let skill_results = groups
+        .iter()
+        .map(|group| {
+            let mut failed: BTreeMap<&str, usize> = BTreeMap::new();
+            for item in &items {
+                if group.validators.contains(&item.validator.as_str()) {
+                    *failed.entry(item.validator.as_str()).or_default() += 1;
+                }
+            }
+            let count = group.validators.len();
+            let (status, notes) = if failed.is_empty() {
+                (SkillStatus::Passed, format!("{count} checks, all passed"))
+            } else {
+                let listed: Vec<String> = group
+                    .validators
+                    .iter()
+                    .filter_map(|id| failed.get(id).map(|n| format!("{id} ({n})")))
+                    .collect();
+                (
+                    SkillStatus::Failed,
+                    format!(
+                        "{count} checks, {} failed: {}",
+                        failed.len(),
+                        listed.join(", ")
+                    ),
+                )
+            };
+            SkillResult {
+                skill: group.skill.to_owned(),
+                status,
+                notes,
+            }
+        })
+        .collect();
+    assemble(
+        Status::Ok,
+        result,
+        None,
+        items,
+        scope,
+        run_triage(groups),
+        skill_results,
+    )
+}
+
+/// The report of a run that could not judge anything (e.g. no feature folder).
+pub fn blocked(items: Vec<Item>, scope: Scope, groups: &[SkillGroup], why: &str) -> Report {
+    let skill_results = groups
+        .iter()
+        .map(|group| SkillResult {
+            skill: group.skill.to_owned(),
+            status: SkillStatus::Blocked,
+            notes: why.to_owned(),
+        })
+        .collect();
+    assemble(
+        Status::Blocked,
+        OverallResult::Blocked,
+        None,
+        items,
+        scope,
+        run_triage(groups),
+        skill_results,
+    )
+}
+
+/// The report of a run that failed for a reason of the environment: the full v1 shape, no merge
+/// base, empty file lists, every skill `NOT_RUN`.
+pub fn errored(error: &EnvError, base_ref: &str, groups: &[SkillGroup]) -> Report {
+    let note = format!("not run: {}", error.code);
+    let scope = Scope {
+        depth: "light".to_owned(),
+        mode: "branch".to_owned(),
+        base_ref: Some(base_ref.to_owned()),
+        merge_base: None,
+        head_sha: error.head_sha.clone(),
+        included_files: Vec::new(),
+        excluded_files: Vec::new(),
+        files: Vec::new(),
+        excluded: Vec::new(),
+        delta_base_sha: None,
+        delta_files: Vec::new(),
+        extra: BTreeMap::new(),
+    };
+    let skipped: Vec<SkillReason> = groups
+        .iter()
+        .map(|group| SkillReason {
+            skill: group.skill.to_owned(),
+            reason: format!("verification could not start: {}", error.message),
+        })
+        .collect();
+    let triage = Triage::new(Vec::new(), skipped);
+    let skill_results = groups
+        .iter()
+        .map(|group| SkillResult {
+            skill: group.skill.to_owned(),
+            status: SkillStatus::NotRun,
+            notes: note.clone(),
+        })
+        .collect();
+    assemble(
+        Status::Error,
+        OverallResult::Error,
+        Some(ReportError {
+            code: error.code.to_owned(),
+            message: error.message.clone(),
+        }),
+        Vec::new(),
+        scope,
+        triage,
+        skill_results,
+    )
+}
+
+fn run_triage(groups: &[SkillGroup]) -> Triage {
+    let run: Vec<SkillReason> = groups
+        .iter()
+        .map(|group| SkillReason {
+            skill: group.skill.to_owned(),
+            reason: group.reason.to_owned(),
+        })
+        .collect();
+    Triage::new(run, Vec::new())
+}
+
+/// The report v1 from its parts: findings sorted (most severe first) and deduplicated, mirrored as
+/// `issues` `VI-1..`.
+pub(crate) fn assemble(
+    status: Status,
+    result: OverallResult,
+    error: Option<ReportError>,
+    mut items: Vec<Item>,
+    scope: Scope,
+    triage: Triage,
+    skill_results: Vec<SkillResult>,
+) -> Report {
+    items.sort_by(Item::report_order);
+    items.dedup();
+    let mut seen = BTreeSet::new();
+    items.retain(|item| seen.insert(item.clone().key()));
+    let findings = items.iter().map(to_finding).collect();
+    let issues = items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| Issue {
+            id: format!("VI-{}", index + 1),
+            severity: item.severity,
+            title: item.title.clone(),
+            sources: vec![SOURCE.to_owned()],
+            location: item.path.as_ref().map(|path| IssueLocation {
+                path: path.clone(),
+                line: item.line,
+                end_line: item.end_line.filter(|end| Some(*end) != item.line),
+            }),
+            description: item.description.clone(),
+            extra: BTreeMap::new(),
+        })
+        .collect();
+    Report {
+        schema_version: 1,
+        status,
+        error,
+        findings,
+        overall: Overall {
+            result,
+            mode: Some("branch".to_owned()),
+        },
+        scope,
+        known_findings: None,
+        deferred_to_epic: Vec::new(),
+        triage,
+        skill_results,
+        issues,
+        exerciser_verification: Vec::new(),
+        custom_gates: CustomGates::default(),
+        cost: None,
+        extra: BTreeMap::new(),
+    }
+}
+
+impl Item {
+    /// Two items that say the same thing about the same place are one finding.
+    fn key(
+        self,
+    ) -> (
+        String,
+        Option<String>,
+        Option<u64>,
+        String,
+        Option<String>,
+        Option<String>,
+    ) {
+        (
+            self.validator,
+            self.path,
+            self.line,
+            self.title,
+            self.requirement_id,
+            self.obligation_id,
+        )
+    }
+}
+
+fn to_finding(item: &Item) -> Finding {
+    Finding {
+        title: item.title.clone(),
+        severity: item.severity,
+        description: item.description.clone(),
+        sources: vec![SOURCE.to_owned()],
+        location: item.path.as_ref().map(|path| FindingLocation {
+            path: path.clone(),
+            line: item.line,
+        }),
+        validator: Some(item.validator.clone()),
+        requirement_id: item.requirement_id.clone(),
+        obligation_id: item.obligation_id.clone(),
+        class: Some(item.class.to_owned()),
+        extra: BTreeMap::new(),
+    }
+}

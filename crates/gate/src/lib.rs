@@ -1,0 +1,29 @@
+//! The reference verification gate: the deterministic checks of the Loom pipeline reliability plan
+//! (seed 004) over the ledger layout of `docs/LEDGER.md`, and the verification loop of seed 000
+//! with skein-check (seed 002) when the repository declares it (`docs/LOOP.md`). Also the legacy
+//! document-style checker it is compared with. Both are systems under test: this crate does not
+//! depend on the harness, so neither can see a fixture or an expectation.
+
+pub mod build_report;
+pub mod context;
+pub mod finding;
+pub mod ledger;
+pub mod legacy;
+pub mod load;
+pub mod loom;
+pub mod options;
+pub mod repo;
+pub mod run;
+pub mod validators;
+pub mod verification_loop;
+pub mod workflow;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+pub(crate) mod testutil;
+
+pub use finding::ValidatorId;
+pub use options::GateOptions;
+pub use run::run_gate;
+pub use workflow::workflow_schema;

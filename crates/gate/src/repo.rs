@@ -1,0 +1,388 @@
+//! Git and work-tree access for the gate: HEAD, the base ref and merge base, what changed against
+//! the merge base (committed, staged, unstaged and untracked), the current source tree, and whether
+//! the repository is a linked worktree. Everything is read in-process with git2.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+use git2::{ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
+
+use gatebench_gittree as gittree;
+
+/// How a file differs between the merge base and the work tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ChangeStatus {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl ChangeStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeStatus::Added => "added",
+            ChangeStatus::Modified => "modified",
+            ChangeStatus::Deleted => "deleted",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub path: String,
+    pub status: ChangeStatus,
+}
+
+/// A problem of the environment: the gate cannot judge anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvError {
+    /// A stable code for `error.code`.
+    pub code: &'static str,
+    pub message: String,
+    /// HEAD, when it was resolved before the failure.
+    pub head_sha: Option<String>,
+}
+
+impl EnvError {
+    fn new(code: &'static str, message: String, head_sha: Option<String>) -> EnvError {
+        EnvError {
+            code,
+            message,
+            head_sha,
+        }
+    }
+}
+
+/// What the gate knows about the repository it judges.
+#[derive(Debug, Clone)]
+pub struct RepoView {
+    workdir: PathBuf,
+    pub head_sha: String,
+    pub merge_base: String,
+    /// Files that differ between the merge base and the work tree, sorted by path.
+    pub changes: Vec<Change>,
+    /// The tree id of the work tree's files outside `specs/` (see `gittree::source_tree_id`).
+    pub source_tree: String,
+    /// Whether the git dir differs from the common dir (seed 004, 12.2).
+    pub linked_worktree: bool,
+    /// Every file of the work tree view (tracked, and untracked unless ignored), sorted.
+    pub files: Vec<String>,
+    /// Files that differ between the merge base and HEAD's commit: `git diff BASE...HEAD`.
+    pub committed_changes: Vec<Change>,
+    /// The branch HEAD is on, `None` when detached.
+    pub branch: Option<String>,
+}
+
+impl RepoView {
+    /// Opens the repository whose work tree is `repo_dir` and reads everything the gate needs.
+    pub fn open(repo_dir: &Path, base_ref: &str) -> Result<RepoView, EnvError> {
+        let repo = Repository::open(repo_dir).map_err(|error| {
+            EnvError::new(
+                "not-a-git-repository",
+                format!(
+                    "{} is not a git repository: {}",
+                    repo_dir.display(),
+                    error.message()
+                ),
+                None,
+            )
+        })?;
+        let Some(workdir) = repo.workdir().map(Path::to_path_buf) else {
+            return Err(EnvError::new(
+                "bare-repository",
+                format!(
+                    "{} is a bare repository: there is no work tree to judge",
+                    repo_dir.display()
+                ),
+                None,
+            ));
+        };
+        let head = repo
+            .head()
+            .and_then(|head| head.peel_to_commit())
+            .map_err(|error| {
+                EnvError::new(
+                    "head-unresolved",
+                    format!("HEAD does not name a commit: {}", error.message()),
+                    None,
+                )
+            })?;
+        let head_sha = head.id().to_string();
+        let base = repo
+            .revparse_single(base_ref)
+            .and_then(|object| object.peel_to_commit())
+            .map_err(|error| {
+                EnvError::new(
+                    "base-ref-not-found",
+                    format!(
+                        "base ref `{base_ref}` does not name a commit: {}",
+                        error.message()
+                    ),
+                    Some(head_sha.clone()),
+                )
+            })?;
+        let merge_base = repo.merge_base(base.id(), head.id()).map_err(|error| {
+            EnvError::new(
+                "no-merge-base",
+                format!(
+                    "HEAD {head_sha} and base ref `{base_ref}` have no merge base: {}",
+                    error.message()
+                ),
+                Some(head_sha.clone()),
+            )
+        })?;
+        let unreadable =
+            |error: String| EnvError::new("worktree-unreadable", error, Some(head_sha.clone()));
+        // The loop's machine state is never part of what is judged (gittree::LOOP_STATE_DIR).
+        let mut base_files = tree_blobs(&repo, merge_base).map_err(&unreadable)?;
+        base_files.retain(|path, _| !gittree::in_loop_state(path));
+        let mut head_files = tree_blobs(&repo, head.id()).map_err(&unreadable)?;
+        head_files.retain(|path, _| !gittree::in_loop_state(path));
+        let tracked = index_paths(&repo).map_err(&unreadable)?;
+        let mut files = work_tree_files(&repo, &workdir, &tracked).map_err(&unreadable)?;
+        files.retain(|path, _| !gittree::in_loop_state(path));
+        let linked_worktree = is_linked_worktree(&repo);
+        let branch = repo
+            .head()
+            .ok()
+            .filter(|head| head.is_branch())
+            .and_then(|head| head.shorthand().ok().map(str::to_owned));
+        let mut committed_changes = Vec::new();
+        for (path, blob) in &head_files {
+            match base_files.get(path) {
+                None => committed_changes.push(Change {
+                    path: path.clone(),
+                    status: ChangeStatus::Added,
+                }),
+                Some(base_blob) if base_blob != blob => committed_changes.push(Change {
+                    path: path.clone(),
+                    status: ChangeStatus::Modified,
+                }),
+                Some(_) => {}
+            }
+        }
+        for path in base_files.keys() {
+            if !head_files.contains_key(path) {
+                committed_changes.push(Change {
+                    path: path.clone(),
+                    status: ChangeStatus::Deleted,
+                });
+            }
+        }
+        committed_changes.sort_by(|a, b| a.path.cmp(&b.path));
+
+        let mut changes = Vec::new();
+        for (path, content) in &files {
+            match base_files.get(path) {
+                None => changes.push(Change {
+                    path: path.clone(),
+                    status: ChangeStatus::Added,
+                }),
+                Some(blob) if *blob != gittree::blob_id(content) => changes.push(Change {
+                    path: path.clone(),
+                    status: ChangeStatus::Modified,
+                }),
+                Some(_) => {}
+            }
+        }
+        for path in base_files.keys() {
+            if !files.contains_key(path) {
+                changes.push(Change {
+                    path: path.clone(),
+                    status: ChangeStatus::Deleted,
+                });
+            }
+        }
+        changes.sort_by(|a, b| a.path.cmp(&b.path));
+
+        let source_tree = gittree::source_tree_id(
+            files
+                .iter()
+                .map(|(path, content)| (path.as_str(), content.as_slice())),
+        )
+        .to_string();
+
+        Ok(RepoView {
+            workdir,
+            head_sha,
+            merge_base: merge_base.to_string(),
+            changes,
+            source_tree,
+            linked_worktree,
+            files: files.into_keys().collect(),
+            committed_changes,
+            branch,
+        })
+    }
+
+    /// The work tree the view was read from.
+    pub fn workdir(&self) -> &Path {
+        &self.workdir
+    }
+
+    /// The absolute path of a repository path, or `None` when the path is not a plain relative
+    /// path inside the repository (absolute, `..`, empty).
+    pub fn resolve(&self, path: &str) -> Option<PathBuf> {
+        if !is_plain_relative(path) {
+            return None;
+        }
+        Some(self.workdir.join(path))
+    }
+
+    /// The bytes of a repository path in the work tree, when it is a readable file.
+    pub fn read(&self, path: &str) -> Option<Vec<u8>> {
+        let full = self.resolve(path)?;
+        if !full.is_file() {
+            return None;
+        }
+        fs::read(full).ok()
+    }
+
+    /// Whether a repository path is a file in the work tree.
+    pub fn is_file(&self, path: &str) -> bool {
+        self.resolve(path).is_some_and(|full| full.is_file())
+    }
+
+    /// Whether a repository path is a directory in the work tree.
+    pub fn is_dir(&self, path: &str) -> bool {
+        self.resolve(path).is_some_and(|full| full.is_dir())
+    }
+
+    /// The names of the entries of a directory (repository path), sorted; empty when it is absent.
+    pub fn list_dir(&self, path: &str) -> Vec<String> {
+        let Some(full) = self.resolve(path) else {
+            return Vec::new();
+        };
+        let Ok(entries) = fs::read_dir(full) else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = entries
+            .filter_map(|entry| entry.ok())
+            .filter_map(|entry| entry.file_name().to_str().map(str::to_owned))
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+/// The paths that differ between the trees of two commits of the repository at `repo_dir`
+/// (the loop's state folder left out), sorted. An error says which commit could not be read.
+pub fn changes_between(repo_dir: &Path, from: &str, to: &str) -> Result<Vec<String>, String> {
+    let repo = Repository::open(repo_dir).map_err(|e| e.message().to_owned())?;
+    let blobs = |sha: &str| -> Result<BTreeMap<String, Oid>, String> {
+        let oid = Oid::from_str(sha).map_err(|_| format!("`{sha}` is not a commit id"))?;
+        tree_blobs(&repo, oid)
+    };
+    let old = blobs(from)?;
+    let new = blobs(to)?;
+    let mut paths: BTreeSet<String> = BTreeSet::new();
+    for (path, blob) in &new {
+        if old.get(path) != Some(blob) {
+            paths.insert(path.clone());
+        }
+    }
+    paths.extend(old.keys().filter(|path| !new.contains_key(*path)).cloned());
+    Ok(paths
+        .into_iter()
+        .filter(|path| !gittree::in_loop_state(path))
+        .collect())
+}
+
+/// Whether `path` is a non-empty relative path with `/` separators and no `..`, `.` or root.
+pub fn is_plain_relative(path: &str) -> bool {
+    if path.is_empty() || path.contains('\\') || path.starts_with('/') {
+        return false;
+    }
+    Path::new(path)
+        .components()
+        .all(|component| matches!(component, Component::Normal(_)))
+}
+
+/// Whether the repository's git dir is not its common dir: a linked worktree (seed 004, 12.2).
+/// Being "inside a work tree" says nothing about this; a plain clone is inside one too.
+pub fn is_linked_worktree(repo: &Repository) -> bool {
+    let git_dir = fs::canonicalize(repo.path()).unwrap_or_else(|_| repo.path().to_path_buf());
+    let common_dir =
+        fs::canonicalize(repo.commondir()).unwrap_or_else(|_| repo.commondir().to_path_buf());
+    git_dir != common_dir
+}
+
+/// Every blob of a commit's tree, by repository path.
+fn tree_blobs(repo: &Repository, commit: Oid) -> Result<BTreeMap<String, Oid>, String> {
+    let tree = repo
+        .find_commit(commit)
+        .and_then(|commit| commit.tree())
+        .map_err(|error| format!("failed to read the tree of {commit}: {}", error.message()))?;
+    let mut blobs = BTreeMap::new();
+    tree.walk(TreeWalkMode::PreOrder, |root, entry| {
+        if entry.kind() == Some(ObjectType::Blob) {
+            if let Ok(name) = entry.name() {
+                blobs.insert(format!("{root}{name}"), entry.id());
+            }
+        }
+        TreeWalkResult::Ok
+    })
+    .map_err(|error| format!("failed to walk the tree of {commit}: {}", error.message()))?;
+    Ok(blobs)
+}
+
+/// The paths in the index (tracked files are part of the work tree even when an ignore rule
+/// matches them).
+fn index_paths(repo: &Repository) -> Result<BTreeSet<String>, String> {
+    let index = repo
+        .index()
+        .map_err(|error| format!("failed to read the index: {}", error.message()))?;
+    Ok(index
+        .iter()
+        .filter_map(|entry| String::from_utf8(entry.path).ok())
+        .collect())
+}
+
+/// Every file of the work tree that git would see: tracked files and untracked files that no
+/// ignore rule matches, without `.git`.
+fn work_tree_files(
+    repo: &Repository,
+    workdir: &Path,
+    tracked: &BTreeSet<String>,
+) -> Result<BTreeMap<String, Vec<u8>>, String> {
+    let mut files = BTreeMap::new();
+    let mut pending = vec![(workdir.to_path_buf(), String::new())];
+    while let Some((dir, prefix)) = pending.pop() {
+        let entries = fs::read_dir(&dir)
+            .map_err(|error| format!("failed to list {}: {error}", dir.display()))?;
+        for entry in entries {
+            let entry =
+                entry.map_err(|error| format!("failed to list {}: {error}", dir.display()))?;
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                continue;
+            };
+            if name == ".git" {
+                continue;
+            }
+            let path = format!("{prefix}{name}");
+            let file_type = entry
+                .file_type()
+                .map_err(|error| format!("failed to stat {path}: {error}"))?;
+            let ignored = repo.is_path_ignored(&path).unwrap_or(false);
+            if file_type.is_dir() {
+                let dir_prefix = format!("{path}/");
+                let holds_tracked = tracked
+                    .range(dir_prefix.clone()..)
+                    .next()
+                    .is_some_and(|first| first.starts_with(&dir_prefix));
+                if !ignored || holds_tracked {
+                    pending.push((entry.path(), dir_prefix));
+                }
+            } else if !ignored || tracked.contains(&path) {
+                let full = entry.path();
+                if full.is_file() {
+                    let content = fs::read(&full)
+                        .map_err(|error| format!("failed to read {path}: {error}"))?;
+                    files.insert(path, content);
+                }
+            }
+        }
+    }
+    Ok(files)
+}

@@ -1,0 +1,82 @@
+//! One run of the reference gate: open the repository, read every feature's ledger, run every
+//! validator, and assemble the report.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+
+use crate::build_report::{self, SkillGroup};
+use crate::finding::ValidatorId;
+use crate::loom::loom_findings;
+use crate::options::GateOptions;
+use crate::repo::{EnvError, RepoView};
+use crate::verification_loop::loop_config::{self, Loaded};
+use crate::verification_loop::verify_loop;
+use gatebench_report::Report;
+
+/// The check groups of the reference gate, as reported in `skillResults` and `triage`.
+pub fn skill_groups() -> Vec<SkillGroup> {
+    let names = |ids: &[ValidatorId]| ids.iter().map(|id| id.as_str()).collect();
+    vec![
+        SkillGroup {
+            skill: "loom-validators",
+            reason: "the 14 required validators of seed 004 9.2 always run, whatever the workflow declares",
+            validators: names(&ValidatorId::REQUIRED),
+        },
+        SkillGroup {
+            skill: "detail-ledger",
+            reason: "feature folders hold requirements.json: the detail ledger is checked",
+            validators: names(&ValidatorId::LEDGER),
+        },
+        SkillGroup {
+            skill: "pipeline-config",
+            reason: "the workflow declaration and the worktree claim are always checked",
+            validators: names(&ValidatorId::PIPELINE),
+        },
+    ]
+}
+
+/// Runs the reference gate on the repository whose work tree is `repo_dir`. Never panics on bad
+/// input: broken ledger files are findings; a broken environment is a `status: error` report.
+pub fn run_gate(repo_dir: &Path, options: &GateOptions) -> Report {
+    let groups = skill_groups();
+    match catch_unwind(AssertUnwindSafe(|| judge(repo_dir, options, &groups))) {
+        Ok(report) => report,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_else(|| "unknown panic".to_owned());
+            let error = EnvError {
+                code: "internal-error",
+                message: format!("the gate crashed: {message}"),
+                head_sha: None,
+            };
+            build_report::errored(&error, &options.base_ref, &groups)
+        }
+    }
+}
+
+fn judge(repo_dir: &Path, options: &GateOptions, groups: &[SkillGroup]) -> Report {
+    let repo = match RepoView::open(repo_dir, &options.base_ref) {
+        Ok(repo) => repo,
+        Err(error) => return build_report::errored(&error, &options.base_ref, groups),
+    };
+    // A repository that declares the verification loop (AGENTS.md, docs/LOOP.md) is judged by
+    // it; the Loom validators become its V4 dimension.
+    match loop_config::load(&repo) {
+        Loaded::Enabled(config) => return verify_loop::run(repo_dir, options, &repo, &config),
+        Loaded::Invalid(items) => return verify_loop::invalid_config(items, &repo, options),
+        Loaded::Disabled => {}
+    }
+    let scope = build_report::scope_of(&repo, &options.base_ref);
+    match loom_findings(&repo) {
+        Err(no_ledger) => build_report::blocked(
+            vec![*no_ledger],
+            scope,
+            groups,
+            "blocked: no specs/<feature>/requirements.json",
+        ),
+        Ok(items) => build_report::judged(items, scope, groups),
+    }
+}

@@ -1,0 +1,1094 @@
+//! End-to-end tests of the reference gate: the golden passes, and each validator reports the one
+//! thing a test breaks, at the place a person should open.
+
+use serde_json::{json, Value};
+
+use super::testutil::*;
+use crate::{run_gate, workflow_schema, GateOptions};
+use gatebench_report::{OverallResult, SkillStatus, Status};
+
+fn obligation_mut<'a>(requirements: &'a mut Value, id: &str) -> &'a mut Value {
+    requirements["requirements"][0]["obligations"]
+        .as_array_mut()
+        .expect("obligations")
+        .iter_mut()
+        .find(|obligation| obligation["id"] == id)
+        .expect("obligation exists")
+}
+
+// --- the golden -------------------------------------------------------------------------------
+
+#[test]
+fn the_golden_repository_passes_every_validator() {
+    let repo = Golden::new().build();
+    let report = repo.gate();
+    assert_pass(&report);
+    assert_eq!(report.status, Status::Ok);
+    assert_eq!(report.error, None);
+    assert!(report
+        .skill_results
+        .iter()
+        .all(|skill| skill.status == SkillStatus::Passed));
+}
+
+#[test]
+fn the_same_repository_gives_byte_identical_reports() {
+    let mut golden = Golden::new();
+    golden.remove(&feature("task-states/T2.state.json"));
+    golden.replace(&feature("tasks/T1.md"), "- [x] its test", "- [ ] its test");
+    let repo = golden.build();
+    let first = serde_json::to_string_pretty(&repo.gate()).unwrap();
+    let second = serde_json::to_string_pretty(&repo.gate()).unwrap();
+    assert_eq!(first, second);
+}
+
+#[test]
+fn findings_are_mirrored_as_issues_in_severity_order() {
+    let mut golden = Golden::new();
+    golden.remove(&feature("task-states/T2.state.json"));
+    golden.replace(&feature("tasks/T1.md"), "- [x] its test", "- [ ] its test");
+    let report = golden.build().gate();
+    assert_eq!(report.findings.len(), report.issues.len());
+    for (index, (finding, issue)) in report.findings.iter().zip(&report.issues).enumerate() {
+        assert_eq!(issue.id, format!("VI-{}", index + 1));
+        assert_eq!(issue.title, finding.title);
+        assert_eq!(issue.severity, finding.severity);
+        assert_eq!(finding.sources, vec!["gatebench-gate".to_owned()]);
+    }
+    let severities: Vec<u8> = report.findings.iter().map(|f| f.severity).collect();
+    let mut sorted = severities.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(severities, sorted);
+    let failed = report
+        .skill_results
+        .iter()
+        .find(|skill| skill.skill == "loom-validators")
+        .unwrap();
+    assert_eq!(failed.status, SkillStatus::Failed);
+    assert!(
+        failed.notes.contains("task-set-complete"),
+        "{}",
+        failed.notes
+    );
+}
+
+#[test]
+fn the_scope_lists_every_file_changed_against_the_merge_base() {
+    let repo = Golden::new().build();
+    repo.write("notes.txt", "untracked\n");
+    repo.delete("README.md");
+    let report = repo.gate();
+    let scope = &report.scope;
+    assert_eq!(scope.base_ref.as_deref(), Some("main"));
+    assert_eq!(scope.merge_base.as_ref().map(String::len), Some(40));
+    assert_eq!(scope.head_sha.as_ref().map(String::len), Some(40));
+    assert_eq!(scope.files, scope.included_files);
+    let status_of = |path: &str| {
+        scope
+            .included_files
+            .iter()
+            .find(|file| file.path == path)
+            .map(|file| file.status.as_str())
+    };
+    assert_eq!(status_of("src/subscription/cancel.py"), Some("added"));
+    assert_eq!(status_of("notes.txt"), Some("added"));
+    assert_eq!(status_of("README.md"), Some("deleted"));
+    assert_eq!(scope.excluded_files[0].path, "ALL_OTHER_FILES");
+}
+
+// --- status: error and blocked ------------------------------------------------------------------
+
+#[test]
+fn a_folder_that_is_not_a_git_repository_is_an_error_report_with_the_full_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = run_gate(dir.path(), &GateOptions::default());
+    assert_eq!(report.status, Status::Error);
+    assert_eq!(report.overall.result, OverallResult::Error);
+    assert_eq!(report.error.as_ref().unwrap().code, "not-a-git-repository");
+    assert_eq!(report.scope.merge_base, None);
+    assert_eq!(report.scope.base_ref.as_deref(), Some("main"));
+    assert!(report
+        .skill_results
+        .iter()
+        .all(|s| s.status == SkillStatus::NotRun));
+    let json = serde_json::to_value(&report).unwrap();
+    for key in [
+        "findings",
+        "issues",
+        "customGates",
+        "triage",
+        "skillResults",
+        "deferredToEpic",
+    ] {
+        assert!(json.get(key).is_some(), "{key}");
+    }
+}
+
+#[test]
+fn a_missing_base_ref_is_an_error_report_that_keeps_the_requested_ref() {
+    let repo = Golden::new().build();
+    let options = GateOptions {
+        base_ref: "release".to_owned(),
+    };
+    let report = run_gate(repo.path(), &options);
+    assert_eq!(report.status, Status::Error);
+    assert_eq!(report.error.as_ref().unwrap().code, "base-ref-not-found");
+    assert_eq!(report.scope.base_ref.as_deref(), Some("release"));
+    assert_eq!(report.scope.merge_base, None);
+    assert!(report.scope.head_sha.is_some());
+}
+
+#[test]
+fn a_repository_without_a_feature_ledger_is_blocked() {
+    let mut golden = Golden::new();
+    let ledger: Vec<String> = golden
+        .head
+        .keys()
+        .filter(|path| path.starts_with("specs/"))
+        .cloned()
+        .collect();
+    for path in ledger {
+        golden.remove(&path);
+    }
+    let report = golden.build().gate();
+    assert_eq!(report.status, Status::Blocked);
+    assert_eq!(report.overall.result, OverallResult::Blocked);
+    assert_eq!(report.error, None);
+    assert!(report.findings[0].description.contains("requirements.json"));
+}
+
+// --- task-set-complete --------------------------------------------------------------------------
+
+#[test]
+fn a_task_without_a_task_state_is_reported_at_the_task() {
+    let mut golden = Golden::new();
+    golden.remove(&feature("task-states/T2.state.json"));
+    let report = golden.build().gate();
+    let finding = expect_finding(&report, "task-set-complete", &feature("tasks/T2.md"));
+    assert_eq!(finding.location.as_ref().unwrap().line, Some(1));
+    assert!(finding.title.contains("T2"));
+}
+
+#[test]
+fn a_task_state_without_a_task_is_reported_at_the_state() {
+    let repo = Golden::new().build();
+    repo.write(
+        &feature("task-states/T3.state.json"),
+        r#"{"schema_version": 1, "task_id": "T3", "status": "done"}"#,
+    );
+    let report = repo.gate();
+    expect_finding(
+        &report,
+        "task-set-complete",
+        &feature("task-states/T3.state.json"),
+    );
+}
+
+// --- all-task-states-done -----------------------------------------------------------------------
+
+#[test]
+fn a_task_that_is_not_done_is_reported_even_when_the_report_says_pass() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("task-states/T2.state.json"), |state| {
+        state["status"] = json!("pending");
+    });
+    let repo = golden.build();
+    assert!(repo.read(&feature("verify-report.md")).contains("PASS"));
+    let report = repo.gate();
+    let path = feature("task-states/T2.state.json");
+    let finding = expect_finding(&report, "all-task-states-done", &path);
+    assert_eq!(
+        finding.location.as_ref().unwrap().line,
+        Some(line_of(&repo.read(&path), "\"status\""))
+    );
+    assert!(finding.title.contains("pending"));
+}
+
+// --- task-handoffs-pass -------------------------------------------------------------------------
+
+#[test]
+fn a_task_without_a_review_receipt_fails_its_handoff() {
+    let mut golden = Golden::new();
+    golden.remove(&feature("receipts/reviews/T2.json"));
+    let report = golden.build().gate();
+    let finding = expect_finding(&report, "task-handoffs-pass", &feature("tasks/T2.md"));
+    assert!(finding.title.contains("review"));
+}
+
+#[test]
+fn a_task_without_an_implementation_receipt_fails_its_handoff() {
+    let mut golden = Golden::new();
+    golden.remove(&feature("receipts/implementations/T1.json"));
+    let report = golden.build().gate();
+    let finding = expect_finding(&report, "task-handoffs-pass", &feature("tasks/T1.md"));
+    assert!(finding.title.contains("implementation"));
+}
+
+#[test]
+fn a_failed_task_review_fails_the_handoff_at_the_review_receipt() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("receipts/reviews/T1.json"), |review| {
+        review["verdict"] = json!("fail");
+    });
+    let report = golden.build().gate();
+    expect_finding(
+        &report,
+        "task-handoffs-pass",
+        &feature("receipts/reviews/T1.json"),
+    );
+}
+
+// --- requirement-task-closure -------------------------------------------------------------------
+
+fn add_requirement_without_obligations(golden: &mut Golden) {
+    golden.edit_json(&feature("requirements.json"), |requirements| {
+        let mut second = requirements["requirements"][0].clone();
+        second["id"] = json!("REQ-002");
+        second["title"] = json!("Cancelled subscriptions are archived");
+        second["obligations"] = json!([]);
+        for (_, detail) in second["details"].as_object_mut().unwrap().iter_mut() {
+            *detail = json!({"conclusion": "not_applicable", "reason": "stated by the spec"});
+        }
+        requirements["requirements"]
+            .as_array_mut()
+            .unwrap()
+            .push(second);
+    });
+}
+
+#[test]
+fn a_requirement_no_task_implements_is_reported_at_the_requirement() {
+    let mut golden = Golden::new();
+    add_requirement_without_obligations(&mut golden);
+    let repo = golden.build();
+    let report = repo.gate();
+    let path = feature("requirements.json");
+    let finding = findings_of(&report, "requirement-task-closure")
+        .into_iter()
+        .find(|f| f.requirement_id.as_deref() == Some("REQ-002"))
+        .unwrap_or_else(|| panic!("{}", describe(&report)));
+    let location = finding.location.as_ref().unwrap();
+    assert_eq!(location.path, path);
+    assert_eq!(
+        location.line,
+        Some(line_of(&repo.read(&path), "\"REQ-002\""))
+    );
+}
+
+// --- obligation-task-closure --------------------------------------------------------------------
+
+#[test]
+fn an_obligation_its_task_does_not_list_is_reported_at_the_obligation() {
+    let mut golden = Golden::new();
+    golden.replace(
+        &feature("tasks/T2.md"),
+        "obligations: [REQ-001-B02]",
+        "obligations: []",
+    );
+    let report = golden.build().gate();
+    let finding = expect_finding(
+        &report,
+        "obligation-task-closure",
+        &feature("requirements.json"),
+    );
+    assert_eq!(finding.obligation_id.as_deref(), Some("REQ-001-B02"));
+    assert_eq!(finding.requirement_id.as_deref(), Some("REQ-001"));
+}
+
+#[test]
+fn a_task_that_lists_an_unknown_obligation_is_reported_at_the_task() {
+    let mut golden = Golden::new();
+    golden.replace(
+        &feature("tasks/T2.md"),
+        "obligations: [REQ-001-B02]",
+        "obligations: [REQ-001-B02, REQ-001-B09]",
+    );
+    let report = golden.build().gate();
+    let finding = expect_finding(&report, "obligation-task-closure", &feature("tasks/T2.md"));
+    assert_eq!(finding.obligation_id.as_deref(), Some("REQ-001-B09"));
+}
+
+// --- requirement-code-closure -------------------------------------------------------------------
+
+#[test]
+fn a_code_ref_past_the_end_of_its_file_is_reported_at_the_line_of_the_ref() {
+    let mut golden = Golden::new();
+    for path in [feature("requirements.json"), feature("traceability.json")] {
+        golden.replace(&path, "cancel.py:9-10", "cancel.py:9-99");
+    }
+    let repo = golden.build();
+    let report = repo.gate();
+    let path = feature("requirements.json");
+    let finding = expect_finding(&report, "requirement-code-closure", &path);
+    assert_eq!(finding.obligation_id.as_deref(), Some("REQ-001-B02"));
+    assert_eq!(
+        finding.location.as_ref().unwrap().line,
+        Some(line_of(&repo.read(&path), "cancel.py:9-99"))
+    );
+    assert!(
+        finding.description.contains("12 lines"),
+        "{}",
+        finding.description
+    );
+}
+
+#[test]
+fn a_code_ref_to_a_file_that_does_not_exist_is_reported() {
+    let mut golden = Golden::new();
+    for path in [feature("requirements.json"), feature("traceability.json")] {
+        golden.replace(
+            &path,
+            "src/subscription/cancel.py:9-10",
+            "src/subscription/owner.py:1-5",
+        );
+    }
+    let report = golden.build().gate();
+    let finding = expect_finding(
+        &report,
+        "requirement-code-closure",
+        &feature("requirements.json"),
+    );
+    assert!(finding.description.contains("does not exist"));
+}
+
+#[test]
+fn a_requirement_without_obligations_has_no_code() {
+    let mut golden = Golden::new();
+    add_requirement_without_obligations(&mut golden);
+    let report = golden.build().gate();
+    assert!(findings_of(&report, "requirement-code-closure")
+        .iter()
+        .any(|f| f.requirement_id.as_deref() == Some("REQ-002")));
+}
+
+// --- obligation-test-closure --------------------------------------------------------------------
+
+#[test]
+fn a_test_ref_whose_test_does_not_exist_is_reported_at_the_ref() {
+    let mut golden = Golden::new();
+    golden.replace(
+        "tests/test_cancel.py",
+        "def test_non_owner_is_refused",
+        "def test_non_owner_is_refused_later",
+    );
+    let repo = golden.build();
+    let report = repo.gate();
+    let path = feature("requirements.json");
+    let finding = expect_finding(&report, "obligation-test-closure", &path);
+    assert_eq!(finding.obligation_id.as_deref(), Some("REQ-001-B02"));
+    assert_eq!(
+        finding.location.as_ref().unwrap().line,
+        Some(line_of(&repo.read(&path), "::test_non_owner_is_refused"))
+    );
+}
+
+#[test]
+fn a_test_ref_to_a_missing_file_is_reported() {
+    let mut golden = Golden::new();
+    for path in [feature("requirements.json"), feature("traceability.json")] {
+        golden.replace(
+            &path,
+            "tests/test_cancel.py::test_owner",
+            "tests/test_gone.py::test_owner",
+        );
+    }
+    let report = golden.build().gate();
+    let finding = expect_finding(
+        &report,
+        "obligation-test-closure",
+        &feature("requirements.json"),
+    );
+    assert_eq!(finding.obligation_id.as_deref(), Some("REQ-001-B01"));
+}
+
+// --- obligation-evidence-closure ----------------------------------------------------------------
+
+#[test]
+fn an_obligation_its_receipt_does_not_cover_has_no_evidence() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("receipts/tests/unit.json"), |receipt| {
+        receipt["obligations"].as_array_mut().unwrap().pop();
+    });
+    let report = golden.build().gate();
+    let finding = expect_finding(
+        &report,
+        "obligation-evidence-closure",
+        &feature("requirements.json"),
+    );
+    assert_eq!(finding.obligation_id.as_deref(), Some("REQ-001-B02"));
+    assert!(
+        finding.description.contains("does not list REQ-001-B02"),
+        "{}",
+        finding.description
+    );
+}
+
+#[test]
+fn a_failed_test_command_is_reported_at_the_receipt() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("receipts/tests/unit.json"), |receipt| {
+        receipt["exit_code"] = json!(1);
+    });
+    let report = golden.build().gate();
+    let finding = expect_finding(
+        &report,
+        "obligation-evidence-closure",
+        &feature("receipts/tests/unit.json"),
+    );
+    assert_eq!(finding.class.as_deref(), Some("test-failure"));
+}
+
+#[test]
+fn a_log_that_does_not_match_its_hash_is_reported_at_the_receipt() {
+    let repo = Golden::new().build();
+    repo.write(&feature("evidence/unit.log"), "1 failed, 1 passed\n");
+    let report = repo.gate();
+    expect_finding(
+        &report,
+        "obligation-evidence-closure",
+        &feature("receipts/tests/unit.json"),
+    );
+    assert!(findings_of(&report, "obligation-evidence-closure")
+        .iter()
+        .any(|f| f.obligation_id.as_deref() == Some("REQ-001-B01")));
+}
+
+#[test]
+fn an_obligation_that_is_not_passing_is_reported() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("requirements.json"), |requirements| {
+        obligation_mut(requirements, "REQ-001-B01")["status"] = json!("candidate_implemented");
+    });
+    golden.edit_json(&feature("traceability.json"), |traceability| {
+        traceability["rows"][0]["verdict"] = json!("candidate_implemented");
+    });
+    let report = golden.build().gate();
+    let finding = expect_finding(
+        &report,
+        "obligation-evidence-closure",
+        &feature("requirements.json"),
+    );
+    assert_eq!(finding.obligation_id.as_deref(), Some("REQ-001-B01"));
+}
+
+// --- evidence-bound-to-current-tree -------------------------------------------------------------
+
+#[test]
+fn stale_evidence_is_reported_against_the_receipt_that_binds_an_old_tree() {
+    let repo = Golden::new().build();
+    repo.write(
+        "src/subscription/cancel.py",
+        &repo
+            .read("src/subscription/cancel.py")
+            .replace("cancelled", "canceled"),
+    );
+    let report = repo.gate();
+    let path = feature("receipts/tests/unit.json");
+    let finding = expect_finding(&report, "evidence-bound-to-current-tree", &path);
+    assert_eq!(
+        finding.location.as_ref().unwrap().line,
+        Some(line_of(&repo.read(&path), "\"git_tree\""))
+    );
+    for receipt in [
+        "receipts/reviews/T1.json",
+        "receipts/implementations/T2.json",
+    ] {
+        expect_finding(&report, "evidence-bound-to-current-tree", &feature(receipt));
+    }
+    // The obligations lose their evidence too.
+    assert!(findings_of(&report, "obligation-evidence-closure")
+        .iter()
+        .any(|f| f.obligation_id.as_deref() == Some("REQ-001-B01")));
+}
+
+#[test]
+fn a_change_inside_the_ledger_does_not_make_evidence_stale() {
+    let repo = Golden::new().build();
+    repo.write(&feature("notes.md"), "a note\n");
+    assert_pass(&repo.gate());
+}
+
+// --- review-receipts-pass -----------------------------------------------------------------------
+
+#[test]
+fn a_missing_evaluation_from_a_required_reviewer_is_reported() {
+    let mut golden = Golden::new();
+    golden.remove(&feature("receipts/evaluations/omission-hunter.json"));
+    let report = golden.build().gate();
+    expect_finding(
+        &report,
+        "review-receipts-pass",
+        &feature("receipts/evaluations/omission-hunter.json"),
+    );
+}
+
+#[test]
+fn a_failed_evaluation_is_reported_at_its_receipt() {
+    let mut golden = Golden::new();
+    golden.edit_json(
+        &feature("receipts/evaluations/omission-hunter.json"),
+        |evaluation| {
+            evaluation["verdict"] = json!("fail");
+        },
+    );
+    let report = golden.build().gate();
+    expect_finding(
+        &report,
+        "review-receipts-pass",
+        &feature("receipts/evaluations/omission-hunter.json"),
+    );
+}
+
+// --- diff-within-ownership ----------------------------------------------------------------------
+
+#[test]
+fn a_committed_change_no_task_owns_is_reported_at_the_file() {
+    let mut golden = Golden::new();
+    golden.set("src/admin.py", "def bulk_cancel():\n    pass\n");
+    let report = golden.build().gate();
+    expect_finding(&report, "diff-within-ownership", "src/admin.py");
+}
+
+#[test]
+fn an_untracked_file_no_task_owns_is_reported() {
+    let repo = Golden::new().build();
+    repo.write("scripts/migrate.sh", "echo\n");
+    let report = repo.gate();
+    expect_finding(&report, "diff-within-ownership", "scripts/migrate.sh");
+}
+
+#[test]
+fn an_approved_scope_change_owns_the_file() {
+    let mut golden = Golden::new();
+    golden.set("src/admin.py", "def bulk_cancel():\n    pass\n");
+    golden.edit_json(
+        &feature("receipts/approvals/spec-approval.json"),
+        |approval| {
+            approval["scope_changes"] = json!(["src/admin.py"]);
+        },
+    );
+    assert_pass(&golden.build().gate());
+}
+
+#[test]
+fn ignored_files_are_neither_changes_nor_part_of_the_source_tree() {
+    let mut golden = Golden::new();
+    golden.set(".gitignore", "build/\n");
+    golden.replace(
+        &feature("tasks/T2.md"),
+        "owns: [\"tests/**\"]",
+        "owns: [\"tests/**\", \".gitignore\"]",
+    );
+    let repo = golden.build();
+    repo.write("build/out.txt", "artifact\n");
+    assert_pass(&repo.gate());
+}
+
+// --- approval-current ---------------------------------------------------------------------------
+
+#[test]
+fn a_spec_changed_after_approval_is_reported_at_the_spec() {
+    let repo = Golden::new().build();
+    repo.write(
+        &feature("spec.md"),
+        "# Cancel a subscription\n\nAnyone can cancel.\n",
+    );
+    let report = repo.gate();
+    let finding = expect_finding(&report, "approval-current", &feature("spec.md"));
+    assert!(finding.title.contains("spec-approval"), "{}", finding.title);
+}
+
+#[test]
+fn a_feature_without_approvals_is_reported() {
+    let mut golden = Golden::new();
+    golden.remove(&feature("receipts/approvals/spec-approval.json"));
+    let report = golden.build().gate();
+    expect_finding(&report, "approval-current", &feature("receipts/approvals"));
+}
+
+#[test]
+fn an_approval_that_leaves_out_the_plan_is_reported_at_the_plan() {
+    let mut golden = Golden::new();
+    golden.edit_json(
+        &feature("receipts/approvals/spec-approval.json"),
+        |approval| {
+            approval["artifacts"]
+                .as_object_mut()
+                .unwrap()
+                .remove("plan.md");
+        },
+    );
+    let report = golden.build().gate();
+    expect_finding(&report, "approval-current", &feature("plan.md"));
+}
+
+#[test]
+fn a_superseded_obligation_without_approval_is_reported() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("requirements.json"), |requirements| {
+        let obligation = obligation_mut(requirements, "REQ-001-B02");
+        obligation["status"] = json!("superseded");
+        obligation["superseded_by"] = json!("REQ-001-B01");
+        obligation["reason"] = json!("merged into B01");
+    });
+    golden.edit_json(&feature("traceability.json"), |traceability| {
+        traceability["rows"][1]["verdict"] = json!("superseded");
+    });
+    let report = golden.build().gate();
+    let finding = expect_finding(&report, "approval-current", &feature("requirements.json"));
+    assert_eq!(finding.obligation_id.as_deref(), Some("REQ-001-B02"));
+}
+
+// --- convergence-pass ---------------------------------------------------------------------------
+
+#[test]
+fn a_partially_converged_obligation_is_reported_at_the_convergence_report() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("convergence-report.json"), |report| {
+        report["obligations"][1]["classification"] = json!("partial");
+    });
+    let report = golden.build().gate();
+    let finding = expect_finding(
+        &report,
+        "convergence-pass",
+        &feature("convergence-report.json"),
+    );
+    assert_eq!(finding.obligation_id.as_deref(), Some("REQ-001-B02"));
+}
+
+#[test]
+fn unapproved_unrequested_code_is_reported_at_that_code() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("convergence-report.json"), |report| {
+        report["unrequested"] = json!([{"path": "src/subscription/cancel.py",
+            "description": "a bulk cancel path", "approved": false}]);
+    });
+    let report = golden.build().gate();
+    expect_finding(&report, "convergence-pass", "src/subscription/cancel.py");
+}
+
+// --- no-blocking-findings -----------------------------------------------------------------------
+
+#[test]
+fn an_open_high_finding_is_reported_at_the_finding_file() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("findings/FINDING-001.json"), |finding| {
+        finding["status"] = json!("open");
+    });
+    let report = golden.build().gate();
+    let finding = expect_finding(
+        &report,
+        "no-blocking-findings",
+        &feature("findings/FINDING-001.json"),
+    );
+    assert_eq!(finding.obligation_id.as_deref(), Some("REQ-001-B02"));
+}
+
+#[test]
+fn a_high_finding_closed_by_a_receipt_that_does_not_exist_is_reported() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("findings/FINDING-001.json"), |finding| {
+        finding["closed_by"] = json!("receipts/tests/integration.json");
+    });
+    let report = golden.build().gate();
+    expect_finding(
+        &report,
+        "no-blocking-findings",
+        &feature("findings/FINDING-001.json"),
+    );
+}
+
+#[test]
+fn an_evaluation_that_passes_with_an_open_blocker_is_reported() {
+    let mut golden = Golden::new();
+    golden.edit_json(
+        &feature("receipts/evaluations/omission-hunter.json"),
+        |evaluation| {
+            evaluation["findings"] = json!([{"severity": "BLOCKER", "obligation_id": "REQ-001-B02",
+            "reason": "no rollback on failure"}]);
+        },
+    );
+    let report = golden.build().gate();
+    expect_finding(
+        &report,
+        "no-blocking-findings",
+        &feature("receipts/evaluations/omission-hunter.json"),
+    );
+}
+
+// --- detail-expansion ---------------------------------------------------------------------------
+
+#[test]
+fn a_requirement_missing_a_detail_category_is_reported() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("requirements.json"), |requirements| {
+        requirements["requirements"][0]["details"]
+            .as_object_mut()
+            .unwrap()
+            .remove("idempotency");
+    });
+    let report = golden.build().gate();
+    let finding = expect_finding(&report, "detail-expansion", &feature("requirements.json"));
+    assert!(finding.title.contains("idempotency"));
+    assert_eq!(finding.requirement_id.as_deref(), Some("REQ-001"));
+}
+
+#[test]
+fn an_applicable_category_without_an_obligation_is_reported_at_the_category() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("requirements.json"), |requirements| {
+        requirements["requirements"][0]["details"]["atomicity"] =
+            json!({"conclusion": "applicable"});
+    });
+    let repo = golden.build();
+    let report = repo.gate();
+    let path = feature("requirements.json");
+    let finding = expect_finding(&report, "detail-expansion", &path);
+    assert_eq!(
+        finding.location.as_ref().unwrap().line,
+        Some(line_of(&repo.read(&path), "\"atomicity\""))
+    );
+}
+
+#[test]
+fn a_category_that_requires_clarification_is_reported() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("requirements.json"), |requirements| {
+        requirements["requirements"][0]["details"]["concurrency"] =
+            json!({"conclusion": "requires_clarification"});
+    });
+    let report = golden.build().gate();
+    let finding = expect_finding(&report, "detail-expansion", &feature("requirements.json"));
+    assert!(finding.title.contains("clarification"));
+}
+
+#[test]
+fn a_not_applicable_category_without_a_reason_is_reported() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("requirements.json"), |requirements| {
+        requirements["requirements"][0]["details"]["recovery"] =
+            json!({"conclusion": "not_applicable"});
+    });
+    let report = golden.build().gate();
+    expect_finding(&report, "detail-expansion", &feature("requirements.json"));
+}
+
+// --- obligation-test-plan -----------------------------------------------------------------------
+
+#[test]
+fn an_obligation_without_a_test_plan_is_reported() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("requirements.json"), |requirements| {
+        obligation_mut(requirements, "REQ-001-B02")
+            .as_object_mut()
+            .unwrap()
+            .remove("test_plan");
+    });
+    let report = golden.build().gate();
+    let finding = expect_finding(
+        &report,
+        "obligation-test-plan",
+        &feature("requirements.json"),
+    );
+    assert_eq!(finding.obligation_id.as_deref(), Some("REQ-001-B02"));
+}
+
+#[test]
+fn a_test_plan_that_expects_nothing_is_reported() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("requirements.json"), |requirements| {
+        obligation_mut(requirements, "REQ-001-B01")["test_plan"]["expected"] = json!([]);
+    });
+    let report = golden.build().gate();
+    let finding = expect_finding(
+        &report,
+        "obligation-test-plan",
+        &feature("requirements.json"),
+    );
+    assert_eq!(finding.obligation_id.as_deref(), Some("REQ-001-B01"));
+}
+
+// --- traceability -------------------------------------------------------------------------------
+
+#[test]
+fn a_traceability_row_that_disagrees_with_the_requirements_is_reported_at_the_row() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("traceability.json"), |traceability| {
+        traceability["rows"][1]["task_id"] = json!("T1");
+    });
+    let repo = golden.build();
+    let report = repo.gate();
+    let path = feature("traceability.json");
+    let finding = expect_finding(&report, "traceability", &path);
+    assert_eq!(finding.obligation_id.as_deref(), Some("REQ-001-B02"));
+    assert_eq!(
+        finding.location.as_ref().unwrap().line,
+        Some(line_of(&repo.read(&path), "\"REQ-001-B02\""))
+    );
+}
+
+#[test]
+fn an_obligation_without_a_traceability_row_is_reported() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("traceability.json"), |traceability| {
+        traceability["rows"].as_array_mut().unwrap().pop();
+    });
+    let report = golden.build().gate();
+    let finding = expect_finding(&report, "traceability", &feature("traceability.json"));
+    assert_eq!(finding.obligation_id.as_deref(), Some("REQ-001-B02"));
+}
+
+// --- ledger-schema ------------------------------------------------------------------------------
+
+#[test]
+fn malformed_requirements_are_a_ledger_schema_finding_with_line_and_column() {
+    let repo = Golden::new().build();
+    let path = feature("requirements.json");
+    repo.write(
+        &path,
+        "{\n  \"schema_version\": 1,\n  \"requirements\": [\n    {\"id\": }\n  ]\n}\n",
+    );
+    let report = repo.gate();
+    assert_eq!(report.status, Status::Ok);
+    let finding = expect_finding(&report, "ledger-schema", &path);
+    assert_eq!(finding.location.as_ref().unwrap().line, Some(4));
+    assert!(
+        finding.description.contains("line 4, column"),
+        "{}",
+        finding.description
+    );
+}
+
+#[test]
+fn an_unknown_key_in_a_task_state_is_a_ledger_schema_finding() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("task-states/T1.state.json"), |state| {
+        state["finished"] = json!(true);
+    });
+    let report = golden.build().gate();
+    let finding = expect_finding(
+        &report,
+        "ledger-schema",
+        &feature("task-states/T1.state.json"),
+    );
+    assert!(
+        finding.description.contains("finished"),
+        "{}",
+        finding.description
+    );
+}
+
+#[test]
+fn a_task_with_broken_front_matter_is_a_ledger_schema_finding_at_its_line() {
+    let mut golden = Golden::new();
+    golden.replace(&feature("tasks/T1.md"), "depends_on: []", "depends_on: [\n");
+    let report = golden.build().gate();
+    let finding = expect_finding(&report, "ledger-schema", &feature("tasks/T1.md"));
+    assert!(finding.location.as_ref().unwrap().line.unwrap() >= 2);
+}
+
+#[test]
+fn a_missing_convergence_report_is_a_ledger_schema_finding() {
+    let mut golden = Golden::new();
+    golden.remove(&feature("convergence-report.json"));
+    let report = golden.build().gate();
+    expect_finding(
+        &report,
+        "ledger-schema",
+        &feature("convergence-report.json"),
+    );
+}
+
+// --- worktree-isolation -------------------------------------------------------------------------
+
+#[test]
+fn a_plain_repository_that_claims_a_linked_worktree_is_reported() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("pipeline.state.json"), |state| {
+        state["worktree"]["linked"] = json!(true);
+    });
+    let report = golden.build().gate();
+    expect_finding(
+        &report,
+        "worktree-isolation",
+        &feature("pipeline.state.json"),
+    );
+}
+
+/// Builds the golden, checks `main` out in the main work tree and the feature branch in a linked
+/// worktree; returns the worktree's path (inside the repository's temp dir).
+fn in_linked_worktree(golden: &Golden) -> (TestRepo, std::path::PathBuf) {
+    let built = golden.build();
+    let repo = git2::Repository::open(built.path()).unwrap();
+    repo.set_head("refs/heads/main").unwrap();
+    repo.checkout_head(Some(
+        git2::build::CheckoutBuilder::new()
+            .force()
+            .remove_untracked(true),
+    ))
+    .unwrap();
+    let feature_ref = repo.find_reference("refs/heads/feature").unwrap();
+    let mut options = git2::WorktreeAddOptions::new();
+    options.reference(Some(&feature_ref));
+    let path = built.dir.path().join("wt");
+    repo.worktree("wt", &path, Some(&options)).unwrap();
+    (built, path)
+}
+
+#[test]
+fn a_linked_worktree_that_claims_to_be_linked_passes() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("pipeline.state.json"), |state| {
+        state["worktree"]["linked"] = json!(true);
+    });
+    let (_repo, worktree) = in_linked_worktree(&golden);
+    assert_pass(&run_gate(&worktree, &GateOptions::default()));
+}
+
+#[test]
+fn a_linked_worktree_that_claims_not_to_be_linked_is_reported() {
+    let (_repo, worktree) = in_linked_worktree(&Golden::new());
+    let report = run_gate(&worktree, &GateOptions::default());
+    expect_finding(
+        &report,
+        "worktree-isolation",
+        &feature("pipeline.state.json"),
+    );
+}
+
+// --- workflow-drift -----------------------------------------------------------------------------
+
+const WORKFLOW: &str = "steps:
+  - id: executing
+    validators: [task-set-complete, all-task-states-done, task-handoffs-pass,
+                 requirement-task-closure, obligation-task-closure, review-receipts-pass,
+                 diff-within-ownership]
+  - id: verification
+    validators: [requirement-code-closure, obligation-test-closure, obligation-evidence-closure,
+                 evidence-bound-to-current-tree, approval-current, convergence-pass,
+                 no-blocking-findings]
+reviewers: [omission-hunter]
+";
+
+fn with_workflow(workflow: &str) -> Golden {
+    let mut golden = Golden::new();
+    golden.set("templates/workflow.yaml", workflow);
+    let schema = workflow_schema(workflow).unwrap();
+    golden.set(
+        "config/pipeline.schema.json",
+        &serde_json::to_string_pretty(&schema).unwrap(),
+    );
+    golden.replace(
+        &feature("tasks/T1.md"),
+        "owns: [\"src/subscription/**\"]",
+        "owns: [\"src/subscription/**\", \"templates/\", \"config/*.json\"]",
+    );
+    golden
+}
+
+#[test]
+fn a_workflow_with_its_generated_schema_passes() {
+    assert_pass(&with_workflow(WORKFLOW).build().gate());
+}
+
+#[test]
+fn the_default_workflow_is_what_the_ledger_documents() {
+    let parsed = crate::workflow::parse_workflow(WORKFLOW).unwrap();
+    assert_eq!(parsed, crate::ledger::Workflow::builtin_default());
+}
+
+#[test]
+fn a_schema_that_drifted_from_the_workflow_is_reported() {
+    let mut golden = with_workflow(WORKFLOW);
+    golden.replace(
+        "templates/workflow.yaml",
+        "id: verification",
+        "id: verifying",
+    );
+    golden.replace(
+        &feature("pipeline.state.json"),
+        "\"verification\"",
+        "\"verifying\"",
+    );
+    let report = golden.build().gate();
+    expect_finding(&report, "workflow-drift", "config/pipeline.schema.json");
+}
+
+#[test]
+fn a_workflow_that_drops_a_required_validator_is_reported_and_the_validator_still_runs() {
+    let mut golden = with_workflow(&WORKFLOW.replace("task-set-complete, ", ""));
+    golden.remove(&feature("task-states/T2.state.json"));
+    let report = golden.build().gate();
+    let drift = expect_finding(&report, "workflow-drift", "templates/workflow.yaml");
+    assert!(drift.title.contains("task-set-complete"));
+    expect_finding(&report, "task-set-complete", &feature("tasks/T2.md"));
+}
+
+#[test]
+fn a_workflow_that_names_an_unknown_validator_is_reported() {
+    let golden = with_workflow(&WORKFLOW.replace(
+        "no-blocking-findings]",
+        "no-blocking-findings, tests-green]",
+    ));
+    let report = golden.build().gate();
+    let finding = expect_finding(&report, "workflow-drift", "templates/workflow.yaml");
+    assert!(finding.title.contains("tests-green"));
+}
+
+#[test]
+fn a_pipeline_at_an_undeclared_step_is_reported() {
+    let mut golden = Golden::new();
+    golden.replace(
+        &feature("pipeline.state.json"),
+        "\"verification\"",
+        "\"shipping\"",
+    );
+    let report = golden.build().gate();
+    expect_finding(&report, "workflow-drift", &feature("pipeline.state.json"));
+}
+
+#[test]
+fn the_workflow_schema_is_deterministic_and_lists_the_steps_in_order() {
+    let first = workflow_schema(WORKFLOW).unwrap();
+    assert_eq!(first, workflow_schema(WORKFLOW).unwrap());
+    assert_eq!(
+        first["properties"]["current_step"]["enum"],
+        json!(["executing", "verification"])
+    );
+    assert_eq!(first["x-reviewers"], json!(["omission-hunter"]));
+    assert!(workflow_schema("steps: [").unwrap_err().contains("line"));
+}
+
+// --- acceptance-items ---------------------------------------------------------------------------
+
+#[test]
+fn an_unchecked_acceptance_item_is_reported_at_its_line() {
+    let mut golden = Golden::new();
+    golden.replace(
+        &feature("tasks/T1.md"),
+        "- [x] its test passes",
+        "- [ ] its test passes",
+    );
+    let repo = golden.build();
+    let report = repo.gate();
+    let path = feature("tasks/T1.md");
+    let finding = expect_finding(&report, "acceptance-items", &path);
+    assert_eq!(
+        finding.location.as_ref().unwrap().line,
+        Some(line_of(&repo.read(&path), "- [ ] its test"))
+    );
+}
+
+// --- verify-report.md never decides ------------------------------------------------------------
+
+#[test]
+fn a_report_that_says_pass_does_not_override_a_failed_validator() {
+    let mut golden = Golden::new();
+    golden.remove(&feature("receipts/tests/unit.json"));
+    golden.set(
+        &feature("verify-report.md"),
+        "# Verify\n\nAll validators: PASS\n",
+    );
+    let report = golden.build().gate();
+    assert_eq!(report.overall.result, OverallResult::IssuesFound);
+}

@@ -1,0 +1,218 @@
+//! The closing validators: `convergence-pass` (the convergence report) and `no-blocking-findings`
+//! (findings raised during the work, in `findings/` and inside review and evaluation receipts).
+
+use std::collections::BTreeMap;
+
+use crate::context::{live_obligations, Context};
+use crate::finding::{GateFinding, ValidatorId};
+use crate::ledger::{Classification, FindingStatus, ReceiptFinding};
+use crate::load::{feature_relative, quoted, FeatureLedger};
+use crate::repo::is_plain_relative;
+
+/// `convergence-pass`: the convergence report judges the current source tree, classifies every
+/// live obligation `implemented`, lists no unapproved unrequested code and no blocking finding.
+pub fn convergence_pass(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
+    let Some(report) = &feature.convergence else {
+        return Vec::new();
+    };
+    let file = &report.file;
+    let mut findings = Vec::new();
+    if report.value.git_tree != ctx.repo.source_tree {
+        findings.push(
+            GateFinding::new(
+                ValidatorId::ConvergencePass,
+                "the convergence report judges an old source tree".to_owned(),
+                format!(
+                    "{} classifies source tree {}, but the current one is {}: the code changed \
+                     after convergence. Converge again on the current code.",
+                    file.path, report.value.git_tree, ctx.repo.source_tree
+                ),
+            )
+            .at(&file.path, file.line_of("\"git_tree\"")),
+        );
+    }
+    let classified: BTreeMap<&str, Classification> = report
+        .value
+        .obligations
+        .iter()
+        .map(|entry| (entry.id.as_str(), entry.classification))
+        .collect();
+    if let Some(requirements) = &feature.requirements {
+        for (requirement, obligation) in live_obligations(&requirements.value) {
+            match classified.get(obligation.id.as_str()) {
+                None => findings.push(
+                    GateFinding::new(
+                        ValidatorId::ConvergencePass,
+                        format!("convergence did not classify {}", obligation.id),
+                        format!(
+                            "{} has no entry for {} of {}: convergence never judged whether it \
+                             is implemented. Converge again over every obligation.",
+                            file.path, obligation.id, requirement.id
+                        ),
+                    )
+                    .at(&file.path, file.line_of("\"obligations\""))
+                    .requirement(&requirement.id)
+                    .obligation(&obligation.id),
+                ),
+                Some(Classification::Implemented) => {}
+                Some(classification) => findings.push(
+                    GateFinding::new(
+                        ValidatorId::ConvergencePass,
+                        format!(
+                            "convergence classifies {} as {}",
+                            obligation.id,
+                            classification.as_str()
+                        ),
+                        format!(
+                            "{} classifies {} of {} as `{}`; only `implemented` converges. \
+                             Return to executing with a task that closes the gap.",
+                            file.path,
+                            obligation.id,
+                            requirement.id,
+                            classification.as_str()
+                        ),
+                    )
+                    .at(&file.path, file.line_of(&quoted(&obligation.id)))
+                    .requirement(&requirement.id)
+                    .obligation(&obligation.id),
+                ),
+            }
+        }
+    }
+    for unrequested in &report.value.unrequested {
+        if unrequested.approved {
+            continue;
+        }
+        let finding = GateFinding::new(
+            ValidatorId::ConvergencePass,
+            format!("unrequested change {} is not approved", unrequested.path),
+            format!(
+                "{} reports {} as unrequested ({}) and not approved: code that no requirement \
+                 asked for. Remove it, or approve it as a scope change.",
+                file.path, unrequested.path, unrequested.description
+            ),
+        );
+        let finding = if is_plain_relative(&unrequested.path) {
+            finding.at(&unrequested.path, None)
+        } else {
+            finding.at(&file.path, file.line_of(&quoted(&unrequested.path)))
+        };
+        findings.push(finding);
+    }
+    if !report.value.blocking_findings.is_empty() {
+        findings.push(
+            GateFinding::new(
+                ValidatorId::ConvergencePass,
+                format!(
+                    "the convergence report lists {} blocking finding(s)",
+                    report.value.blocking_findings.len()
+                ),
+                format!(
+                    "{} lists blocking findings: convergence did not pass. Resolve them and \
+                     converge again.",
+                    file.path
+                ),
+            )
+            .at(&file.path, file.line_of("\"blocking_findings\"")),
+        );
+    }
+    findings
+}
+
+/// `no-blocking-findings`: every BLOCKER or HIGH finding in `findings/` is closed by an existing
+/// receipt, and no review or evaluation receipt carries an open BLOCKER or HIGH finding.
+pub fn no_blocking_findings(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
+    let mut findings = Vec::new();
+    for finding in feature.findings.values().flatten() {
+        let value = &finding.value;
+        if !value.severity.is_blocking() {
+            continue;
+        }
+        let problem = match (value.status, value.closed_by.as_deref()) {
+            (FindingStatus::Open, _) => Some(("is open", finding.file.line_of("\"status\""))),
+            (FindingStatus::Closed, None) => Some((
+                "is closed without `closed_by` evidence",
+                finding.file.line_of("\"status\""),
+            )),
+            (FindingStatus::Closed, Some(closed_by)) => {
+                let relative = feature_relative(closed_by);
+                if is_plain_relative(relative) && ctx.repo.is_file(&feature.path(relative)) {
+                    None
+                } else {
+                    Some((
+                        "is closed by a receipt that does not exist",
+                        finding.file.line_of("\"closed_by\""),
+                    ))
+                }
+            }
+        };
+        if let Some((why, line)) = problem {
+            let mut gate_finding = GateFinding::new(
+                ValidatorId::NoBlockingFindings,
+                format!("{} finding {} {why}", value.severity.as_str(), value.id),
+                format!(
+                    "{} ({}, {}) {why}. A BLOCKER or HIGH finding must be closed with \
+                     `closed_by` naming the receipt that shows it fixed.",
+                    finding.file.path,
+                    value.severity.as_str(),
+                    value.kind
+                ),
+            )
+            .at(&finding.file.path, line);
+            if let Some(requirement) = &value.requirement_id {
+                gate_finding = gate_finding.requirement(requirement);
+            }
+            if let Some(obligation) = &value.obligation_id {
+                gate_finding = gate_finding.obligation(obligation);
+            }
+            findings.push(gate_finding);
+        }
+    }
+    let receipts = feature
+        .reviews
+        .values()
+        .flatten()
+        .map(|review| (&review.file, &review.value.findings))
+        .chain(
+            feature
+                .evaluations
+                .values()
+                .flatten()
+                .map(|evaluation| (&evaluation.file, &evaluation.value.findings)),
+        );
+    for (file, receipt_findings) in receipts {
+        for receipt_finding in receipt_findings {
+            if !is_open_blocker(receipt_finding) {
+                continue;
+            }
+            let severity = receipt_finding.severity.as_str();
+            let mut gate_finding = GateFinding::new(
+                ValidatorId::NoBlockingFindings,
+                format!("{} carries an open {severity} finding", file.path),
+                format!(
+                    "{} reports a {severity} finding ({}) that is not closed. Fix it and record \
+                     `status: closed` once verified.",
+                    file.path,
+                    receipt_finding
+                        .reason
+                        .as_deref()
+                        .or(receipt_finding.evidence.as_deref())
+                        .unwrap_or("no reason given")
+                ),
+            )
+            .at(&file.path, file.line_of(&quoted(severity)));
+            if let Some(requirement) = &receipt_finding.requirement_id {
+                gate_finding = gate_finding.requirement(requirement);
+            }
+            if let Some(obligation) = &receipt_finding.obligation_id {
+                gate_finding = gate_finding.obligation(obligation);
+            }
+            findings.push(gate_finding);
+        }
+    }
+    findings
+}
+
+fn is_open_blocker(finding: &ReceiptFinding) -> bool {
+    finding.severity.is_blocking() && finding.status != Some(FindingStatus::Closed)
+}

@@ -1,0 +1,299 @@
+//! Code and test references (`path`, `path:LINE`, `path:START-END`, `path::SYMBOL`), checked
+//! against the work tree rather than trusted as text, and the two validators built on them:
+//! `requirement-code-closure` and `obligation-test-closure`.
+
+use regex::Regex;
+
+use crate::context::{live_obligations, Context};
+use crate::finding::{GateFinding, ValidatorId};
+use crate::load::FeatureLedger;
+use crate::repo::RepoView;
+
+/// What a reference points at inside its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// The whole file.
+    File,
+    /// Lines START..=END (1-based; a single line has START == END).
+    Lines(u64, u64),
+    /// An identifier that must occur in the file as a whole word (`::`-separated parts each).
+    Symbol(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reference {
+    pub path: String,
+    pub target: Target,
+}
+
+/// Parses a reference. `path::ID` splits at the first `::`; `path:N` and `path:A-B` at the last
+/// `:` when what follows is a line or a line range; anything else is a whole-file reference.
+pub fn parse_reference(text: &str) -> Reference {
+    if let Some((path, symbol)) = text.split_once("::") {
+        return Reference {
+            path: path.to_owned(),
+            target: Target::Symbol(symbol.to_owned()),
+        };
+    }
+    if let Some((path, lines)) = text.rsplit_once(':') {
+        let parsed = match lines.split_once('-') {
+            Some((start, end)) => start.parse::<u64>().ok().zip(end.parse::<u64>().ok()),
+            None => lines.parse::<u64>().ok().map(|line| (line, line)),
+        };
+        if let Some((start, end)) = parsed {
+            return Reference {
+                path: path.to_owned(),
+                target: Target::Lines(start, end),
+            };
+        }
+    }
+    Reference {
+        path: text.to_owned(),
+        target: Target::File,
+    }
+}
+
+/// Checks a reference against the work tree. `Err` says, in a sentence fragment, why it does not
+/// hold. A whole-file reference is accepted only when `allow_whole_file`.
+pub fn check_reference(repo: &RepoView, text: &str, allow_whole_file: bool) -> Result<(), String> {
+    let mut reference = parse_reference(text);
+    if let Some(stripped) = reference.path.strip_prefix("./") {
+        reference.path = stripped.to_owned();
+    }
+    if !crate::repo::is_plain_relative(&reference.path) {
+        return Err(format!(
+            "`{}` is not a relative path inside the repository",
+            reference.path
+        ));
+    }
+    let Some(content) = repo.read(&reference.path) else {
+        return Err(format!(
+            "{} does not exist in the work tree",
+            reference.path
+        ));
+    };
+    match reference.target {
+        Target::File if allow_whole_file => Ok(()),
+        Target::File => Err(format!(
+            "`{text}` names a whole file, not a test (write `path::TEST_ID` or `path:START-END`)"
+        )),
+        Target::Lines(start, end) => {
+            let count = line_count(&content);
+            if start == 0 || end < start {
+                Err(format!("`{text}` is not a valid line range"))
+            } else if end > count {
+                Err(format!(
+                    "`{text}` points past the end of {} ({count} lines)",
+                    reference.path
+                ))
+            } else {
+                Ok(())
+            }
+        }
+        Target::Symbol(symbol) => {
+            let text_content = String::from_utf8_lossy(&content);
+            let missing: Vec<&str> = symbol
+                .split("::")
+                .filter(|part| !occurs_as_word(&text_content, part))
+                .collect();
+            if symbol.is_empty() || !missing.is_empty() {
+                Err(format!(
+                    "`{symbol}` does not occur as a whole word in {}",
+                    reference.path
+                ))
+            } else {
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The number of lines of a file (a last line without a newline counts).
+pub fn line_count(content: &[u8]) -> u64 {
+    let newlines = content.iter().filter(|byte| **byte == b'\n').count() as u64;
+    match content.last() {
+        None => 0,
+        Some(b'\n') => newlines,
+        Some(_) => newlines + 1,
+    }
+}
+
+/// Whether `word` occurs in `text` not glued to other identifier characters. A boundary is
+/// required only on the ends of `word` that are identifier characters (`test[param]` ends in `]`).
+pub fn occurs_as_word(text: &str, word: &str) -> bool {
+    if word.is_empty() {
+        return false;
+    }
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut pattern = String::new();
+    if word.starts_with(is_word) {
+        pattern.push_str(r"\b");
+    }
+    pattern.push_str(&regex::escape(word));
+    if word.ends_with(is_word) {
+        pattern.push_str(r"\b");
+    }
+    Regex::new(&pattern).is_ok_and(|regex| regex.is_match(text))
+}
+
+/// `requirement-code-closure`: every live obligation names at least one code ref, and every code
+/// ref of every requirement holds in the work tree.
+pub fn requirement_code_closure(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
+    let Some(requirements) = &feature.requirements else {
+        return Vec::new();
+    };
+    let file = &requirements.file;
+    let mut findings = Vec::new();
+    for requirement in &requirements.value.requirements {
+        if !requirement.obligations.iter().any(|o| o.is_live()) {
+            findings.push(
+                GateFinding::new(
+                    ValidatorId::RequirementCodeClosure,
+                    format!("requirement {} has no code", requirement.id),
+                    format!(
+                        "{} has no live obligation, so no code ref shows where it is \
+                         implemented. Expand it into obligations with code refs in {}.",
+                        requirement.id, file.path
+                    ),
+                )
+                .at(&file.path, file.line_of_json(&requirement.id))
+                .requirement(&requirement.id),
+            );
+        }
+    }
+    for (requirement, obligation) in live_obligations(&requirements.value) {
+        if obligation.code_refs.is_empty() {
+            findings.push(
+                GateFinding::new(
+                    ValidatorId::RequirementCodeClosure,
+                    format!("obligation {} has no code ref", obligation.id),
+                    format!(
+                        "{} of {} names no code in `code_refs`, so nothing shows where the \
+                         behaviour is implemented. Add `path:START-END` of the implementing code \
+                         in {}.",
+                        obligation.id, requirement.id, file.path
+                    ),
+                )
+                .at(&file.path, file.line_of_json(&obligation.id))
+                .requirement(&requirement.id)
+                .obligation(&obligation.id),
+            );
+        }
+        for code_ref in &obligation.code_refs {
+            if let Err(why) = check_reference(ctx.repo, code_ref, true) {
+                findings.push(
+                    GateFinding::new(
+                        ValidatorId::RequirementCodeClosure,
+                        format!("code ref {code_ref} of {} does not hold", obligation.id),
+                        format!(
+                            "{} of {} names code `{code_ref}`, but {why}. Point the ref at the \
+                             code that implements the behaviour, or implement it.",
+                            obligation.id, requirement.id
+                        ),
+                    )
+                    .at(
+                        &file.path,
+                        file.line_of_json_after(&obligation.id, code_ref),
+                    )
+                    .requirement(&requirement.id)
+                    .obligation(&obligation.id),
+                );
+            }
+        }
+    }
+    findings
+}
+
+/// `obligation-test-closure`: every live obligation names at least one test ref, and every test
+/// ref names a test that exists in the work tree.
+pub fn obligation_test_closure(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
+    let Some(requirements) = &feature.requirements else {
+        return Vec::new();
+    };
+    let file = &requirements.file;
+    let mut findings = Vec::new();
+    for (requirement, obligation) in live_obligations(&requirements.value) {
+        if obligation.test_refs.is_empty() {
+            findings.push(
+                GateFinding::new(
+                    ValidatorId::ObligationTestClosure,
+                    format!("obligation {} has no test ref", obligation.id),
+                    format!(
+                        "{} of {} names no test in `test_refs`, so no test verifies it. Write the \
+                         test and add `path::TEST_ID` in {}.",
+                        obligation.id, requirement.id, file.path
+                    ),
+                )
+                .at(&file.path, file.line_of_json(&obligation.id))
+                .requirement(&requirement.id)
+                .obligation(&obligation.id),
+            );
+        }
+        for test_ref in &obligation.test_refs {
+            if let Err(why) = check_reference(ctx.repo, test_ref, false) {
+                findings.push(
+                    GateFinding::new(
+                        ValidatorId::ObligationTestClosure,
+                        format!("test ref {test_ref} of {} does not hold", obligation.id),
+                        format!(
+                            "{} of {} names test `{test_ref}`, but {why}. Point the ref at the \
+                             test that verifies the behaviour, or write that test.",
+                            obligation.id, requirement.id
+                        ),
+                    )
+                    .at(
+                        &file.path,
+                        file.line_of_json_after(&obligation.id, test_ref),
+                    )
+                    .requirement(&requirement.id)
+                    .obligation(&obligation.id),
+                );
+            }
+        }
+    }
+    findings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_parse_into_path_and_target() {
+        assert_eq!(
+            parse_reference("src/a.py:12-30"),
+            Reference {
+                path: "src/a.py".into(),
+                target: Target::Lines(12, 30)
+            }
+        );
+        assert_eq!(parse_reference("src/a.py:7").target, Target::Lines(7, 7));
+        assert_eq!(
+            parse_reference("tests/t.py::test_x").target,
+            Target::Symbol("test_x".into())
+        );
+        assert_eq!(parse_reference("src/a.py").target, Target::File);
+        assert_eq!(parse_reference("src/a:b.py").target, Target::File);
+    }
+
+    #[test]
+    fn a_test_id_must_occur_as_a_whole_word() {
+        assert!(occurs_as_word(
+            "def test_owner_can_cancel():",
+            "test_owner_can_cancel"
+        ));
+        assert!(!occurs_as_word(
+            "def test_owner_can_cancel_twice():",
+            "test_owner_can_cancel"
+        ));
+        assert!(occurs_as_word("case test[a] ok", "test[a]"));
+        assert!(!occurs_as_word("anything", ""));
+    }
+
+    #[test]
+    fn line_count_counts_a_last_line_without_newline() {
+        assert_eq!(line_count(b""), 0);
+        assert_eq!(line_count(b"a\n"), 1);
+        assert_eq!(line_count(b"a\nb"), 2);
+    }
+}

@@ -1,0 +1,647 @@
+//! The command dimensions of the verification loop (V1 build, V2 test, V3 performance, V5
+//! standards): running the repository's command under a time limit, and judging pass / warn /
+//! fail / blocked from its exit status and the error, warning and test-point lines it prints.
+
+use std::path::Path;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use regex::Regex;
+
+use crate::build_report::Item;
+use crate::repo::is_plain_relative;
+use crate::verification_loop::loop_check::LoopCheck;
+use crate::verification_loop::loop_config::{CommandSpec, AGENTS_FILE};
+use crate::verification_loop::state_file::{DimensionStatus, Step};
+use gatebench_process::{self as process, ProcessRecord, Spawn};
+
+/// At most this many items of one kind are kept per dimension (the state file holds summaries,
+/// not logs).
+pub const MAX_ITEMS: usize = 20;
+
+/// At most this many characters of one item.
+const ITEM_CHARS: usize = 200;
+
+/// What one run of a dimension found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DimensionOutcome {
+    pub status: DimensionStatus,
+    /// One line for the state file.
+    pub summary: String,
+    /// V2: the test points that failed.
+    pub failed_items: Vec<String>,
+    /// Error-level (blocking) lines.
+    pub critical_items: Vec<String>,
+    /// Warning-level lines, recorded and not blocking.
+    pub warning_items: Vec<String>,
+    /// The findings this run raises (none for pass and warn).
+    pub findings: Vec<Item>,
+}
+
+impl DimensionOutcome {
+    fn new(status: DimensionStatus, summary: String) -> DimensionOutcome {
+        DimensionOutcome {
+            status,
+            summary,
+            failed_items: Vec::new(),
+            critical_items: Vec::new(),
+            warning_items: Vec::new(),
+            findings: Vec::new(),
+        }
+    }
+}
+
+/// Where and how a command dimension runs.
+#[derive(Debug, Clone)]
+pub struct CommandContext<'a> {
+    pub repo_dir: &'a Path,
+    pub timeout: Duration,
+    pub iteration: u32,
+}
+
+/// The configuration key of a command dimension.
+pub fn config_key(step: Step) -> &'static str {
+    match step {
+        Step::Build => "buildCommand",
+        Step::Test => "testCommand",
+        Step::Performance => "perfCommand",
+        Step::Standard => "lintCommand",
+        Step::Alignment | Step::Delivery => "",
+    }
+}
+
+fn title_of(step: Step) -> &'static str {
+    match step {
+        Step::Build => "V1 build",
+        Step::Test => "V2 test",
+        Step::Performance => "V3 performance",
+        Step::Alignment => "V4 audit",
+        Step::Standard => "V5 standards",
+        Step::Delivery => "delivery documents",
+    }
+}
+
+fn failure_check(step: Step) -> LoopCheck {
+    match step {
+        Step::Test => LoopCheck::Test,
+        Step::Performance => LoopCheck::Performance,
+        Step::Standard => LoopCheck::Standards,
+        _ => LoopCheck::Build,
+    }
+}
+
+/// A line that reports an error-level problem: `error:`, `fatal:` or `critical:` (any case),
+/// optionally after a `path:line:` prefix and with a `[code]`, e.g. `src/a.py:3: error[E1]: ...`.
+fn error_line() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r"(?i)^\s*(?:[^\s:]+(?::\d+)*:\s*)?(?:error|fatal|critical)(?:\[[^\]]*\])?\s*:")
+            .expect("valid regex")
+    })
+}
+
+/// A line that reports a warning: `warning:` or `warn:` (any case), with the same prefixes.
+fn warning_line() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r"(?i)^\s*(?:[^\s:]+(?::\d+)*:\s*)?(?:warning|warn)(?:\[[^\]]*\])?\s*:")
+            .expect("valid regex")
+    })
+}
+
+fn tap_failure() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r"^not ok\b\s*(\d*)\s*(?:-\s*)?([^#]*?)\s*(?:#.*)?$").expect("valid regex")
+    })
+}
+
+fn fail_line() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| Regex::new(r"^(?:---\s+)?FAIL(?:ED)?:?\s+(\S+)").expect("valid regex"))
+}
+
+fn located() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| Regex::new(r"^\s*([^\s:]+):(\d+)(?::\d+)?:").expect("valid regex"))
+}
+
+fn clip(line: &str) -> String {
+    let line = line.trim();
+    if line.chars().count() <= ITEM_CHARS {
+        return line.to_owned();
+    }
+    let cut: String = line.chars().take(ITEM_CHARS).collect();
+    format!("{cut}...")
+}
+
+/// The error-level lines of an output.
+pub fn error_lines(output: &str) -> Vec<String> {
+    output
+        .lines()
+        .filter(|line| error_line().is_match(line))
+        .map(clip)
+        .collect()
+}
+
+/// The warning lines of an output.
+pub fn warning_lines(output: &str) -> Vec<String> {
+    output
+        .lines()
+        .filter(|line| warning_line().is_match(line) && !error_line().is_match(line))
+        .map(clip)
+        .collect()
+}
+
+/// The failed test points a test command printed: TAP `not ok N - name` lines (the name), and
+/// `FAIL name`, `FAIL: name`, `FAILED name ...` or `--- FAIL: name` lines (the first word). In the
+/// order printed, without repeats.
+pub fn failed_test_points(output: &str) -> Vec<String> {
+    let mut points: Vec<String> = Vec::new();
+    for line in output.lines() {
+        let point = if let Some(caps) = tap_failure().captures(line) {
+            let name = caps.get(2).map_or("", |m| m.as_str()).trim();
+            if name.is_empty() {
+                format!("test {}", caps.get(1).map_or("?", |m| m.as_str()))
+            } else {
+                name.to_owned()
+            }
+        } else if let Some(caps) = fail_line().captures(line) {
+            caps[1].trim_end_matches(':').to_owned()
+        } else {
+            continue;
+        };
+        let point = clip(&point);
+        if !points.contains(&point) {
+            points.push(point);
+        }
+    }
+    points
+}
+
+/// The last `n` non-empty lines of an output, for a finding's description.
+fn tail(output: &str, n: usize) -> String {
+    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
+    let start = lines.len().saturating_sub(n);
+    lines[start..]
+        .iter()
+        .map(|l| format!("  {}", clip(l)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A `path:line:` prefix naming a file of the repository.
+fn location_of(line: &str, repo_dir: &Path) -> Option<(String, u64)> {
+    let caps = located().captures(line)?;
+    let path = caps.get(1)?.as_str().trim_start_matches("./");
+    let number = caps.get(2)?.as_str().parse().ok()?;
+    (is_plain_relative(path) && repo_dir.join(path).is_file()).then(|| (path.to_owned(), number))
+}
+
+/// The environment a dimension's command gets: the gate's `PATH`, `HOME` and temp dir, a fixed
+/// locale, and which dimension and round it runs for. Nothing else is inherited.
+fn environment(step: Step, iteration: u32) -> Vec<(String, String)> {
+    let mut env = Vec::new();
+    for key in ["PATH", "HOME", "TMPDIR"] {
+        if let Ok(value) = std::env::var(key) {
+            env.push((key.to_owned(), value));
+        }
+    }
+    if !env.iter().any(|(k, _)| k == "PATH") {
+        env.push(("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()));
+    }
+    env.push(("LC_ALL".into(), "C".into()));
+    env.push(("GATEBENCH_LOOP_DIMENSION".into(), step.key().to_owned()));
+    env.push(("GATEBENCH_LOOP_ITERATION".into(), iteration.to_string()));
+    env
+}
+
+/// Runs one command dimension as the configuration declares it.
+pub fn run_command_dimension(
+    step: Step,
+    spec: &CommandSpec,
+    ctx: &CommandContext<'_>,
+) -> DimensionOutcome {
+    let key = config_key(step);
+    let name = title_of(step);
+    match spec {
+        CommandSpec::Missing => {
+            let mut outcome = DimensionOutcome::new(
+                DimensionStatus::Blocked,
+                format!("no {key} declared: the gate does not guess one"),
+            );
+            outcome.findings.push(
+                LoopCheck::Config
+                    .item(
+                        format!("{name}: no `{key}` in {AGENTS_FILE}"),
+                        format!(
+                            "The Verification section of {AGENTS_FILE} declares no `{key}`, so {name} \
+                             cannot run. Seed 000 asks the user instead of guessing a command from \
+                             the tech stack; the gate reports it instead. Declare `- {key}: \
+                             `<command>`` (or `none` when the project has no such step{})",
+                            if step == Step::Test {
+                                "; V2 does not accept `none`"
+                            } else {
+                                ""
+                            }
+                        ),
+                    )
+                    .at(AGENTS_FILE, None),
+            );
+            outcome
+        }
+        CommandSpec::NotApplicable { line } if step == Step::Test => {
+            let mut outcome = DimensionOutcome::new(
+                DimensionStatus::Blocked,
+                "testCommand is `none`: V2 cannot pass without tests".into(),
+            );
+            outcome.findings.push(
+                LoopCheck::Config
+                    .item(
+                        "V2 test: `testCommand: none` is not accepted",
+                        format!(
+                            "{AGENTS_FILE} line {line} says the project has no test command. V2 \
+                             passes only when the project's tests pass (seed 000), so without a \
+                             test command nothing can be judged."
+                        ),
+                    )
+                    .at(AGENTS_FILE, Some(*line)),
+            );
+            outcome
+        }
+        CommandSpec::NotApplicable { line } => {
+            let note = format!(
+                "no {key}: {AGENTS_FILE} line {line} declares `none`; {name} was not verified"
+            );
+            let mut outcome = DimensionOutcome::new(DimensionStatus::Warn, note.clone());
+            outcome.warning_items.push(note);
+            outcome
+        }
+        CommandSpec::Run { argv, text, .. } => {
+            let env = environment(step, ctx.iteration);
+            let record = process::run(&Spawn {
+                argv,
+                cwd: ctx.repo_dir,
+                env: &env,
+                timeout: ctx.timeout,
+            });
+            judge(step, text, &record, ctx)
+        }
+    }
+}
+
+/// Judges a finished command: blocked when it could not start, was not found (exit 126/127) or
+/// timed out; fail on a non-zero exit, an error line, or (V2) a failed test point; warn on warning
+/// lines; pass otherwise.
+pub fn judge(
+    step: Step,
+    command: &str,
+    record: &ProcessRecord,
+    ctx: &CommandContext<'_>,
+) -> DimensionOutcome {
+    let name = title_of(step);
+    let output = format!("{}\n{}", record.stdout.text, record.stderr.text);
+    let blocked = |summary: String, description: String| {
+        let mut outcome = DimensionOutcome::new(DimensionStatus::Blocked, summary.clone());
+        outcome.findings.push(LoopCheck::Environment.item(
+            format!("{name}: `{command}` {summary}"),
+            format!(
+                "{description} Nothing was judged: the environment must be repaired before \
+                 {name} can be verified (seed 000: BLOCKED, retry once the obstacle is removed)."
+            ),
+        ));
+        outcome
+    };
+    if let Some(error) = &record.spawn_error {
+        return blocked(
+            "could not be started".into(),
+            format!("Starting it failed: {error}."),
+        );
+    }
+    if record.timed_out {
+        return blocked(
+            format!("timed out after {} s", ctx.timeout.as_secs()),
+            format!(
+                "It did not finish within commandTimeoutSeconds ({} s); its whole process group \
+                 was killed.",
+                ctx.timeout.as_secs()
+            ),
+        );
+    }
+    if let Some(code @ (126 | 127)) = record.exit_code {
+        return blocked(
+            format!("exited with {code}: a program it runs was not found or not executable"),
+            format!(
+                "Exit status {code} is the shell's \"{}\". Output:\n{}",
+                if code == 127 {
+                    "command not found"
+                } else {
+                    "not executable"
+                },
+                tail(&output, 10)
+            ),
+        );
+    }
+    let status_text = match (record.exit_code, record.signal) {
+        (Some(code), _) => format!("exited with {code}"),
+        (None, Some(signal)) => format!("was killed by signal {signal}"),
+        (None, None) => "ended without a status".into(),
+    };
+    let exited_zero = record.exit_code == Some(0);
+    let errors = error_lines(&output);
+    let warnings = warning_lines(&output);
+    let points = if step == Step::Test {
+        failed_test_points(&output)
+    } else {
+        Vec::new()
+    };
+    let check = failure_check(step);
+    if exited_zero && errors.is_empty() && points.is_empty() {
+        if warnings.is_empty() {
+            return DimensionOutcome::new(DimensionStatus::Pass, format!("`{command}` exited 0"));
+        }
+        let mut outcome = DimensionOutcome::new(
+            DimensionStatus::Warn,
+            format!(
+                "`{command}` exited 0 with {} warning(s): {}",
+                warnings.len(),
+                warnings
+                    .iter()
+                    .take(3)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        );
+        outcome.warning_items = warnings.into_iter().take(MAX_ITEMS).collect();
+        return outcome;
+    }
+    let mut outcome = DimensionOutcome::new(DimensionStatus::Fail, String::new());
+    outcome.warning_items = warnings.into_iter().take(MAX_ITEMS).collect();
+    let why = if exited_zero {
+        format!("exited 0 but printed {} error line(s)", errors.len())
+    } else {
+        status_text.clone()
+    };
+    match step {
+        Step::Test => {
+            outcome.failed_items = if points.is_empty() {
+                // No test point is named: the command is the one point that failed.
+                vec![command.to_owned()]
+            } else {
+                points.iter().take(MAX_ITEMS).cloned().collect()
+            };
+            outcome.summary = format!(
+                "`{command}` {why}; failed: {}",
+                outcome.failed_items.join(", ")
+            );
+            if points.is_empty() {
+                outcome.findings.push(check.item(
+                    format!("{name}: `{command}` {why}"),
+                    format!(
+                        "The test command failed without naming a failed test point (TAP `not ok` \
+                         or `FAIL name` lines). Output:\n{}",
+                        tail(&output, 15)
+                    ),
+                ));
+            }
+            for point in points.iter().take(MAX_ITEMS) {
+                outcome.findings.push(check.item(
+                    format!("{name}: test point `{point}` failed"),
+                    format!(
+                        "`{command}` {status_text} and reported `{point}` as failed. Output:\n{}",
+                        tail(&output, 15)
+                    ),
+                ));
+            }
+        }
+        _ => {
+            outcome.critical_items = errors.iter().take(MAX_ITEMS).cloned().collect();
+            outcome.summary = match errors.first() {
+                Some(first) => format!("`{command}` {why}: {first}"),
+                None => format!("`{command}` {why}"),
+            };
+            if errors.is_empty() {
+                outcome.findings.push(check.item(
+                    format!("{name}: `{command}` {why}"),
+                    format!(
+                        "The command failed without an error line. Output:\n{}",
+                        tail(&output, 15)
+                    ),
+                ));
+            }
+            for line in errors.iter().take(MAX_ITEMS) {
+                let mut item = check.item(
+                    format!("{name}: {line}"),
+                    format!("`{command}` {status_text} and reported: {line}"),
+                );
+                if let Some((path, number)) = location_of(line, ctx.repo_dir) {
+                    item = item.at(path, Some(number));
+                }
+                outcome.findings.push(item);
+            }
+        }
+    }
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gatebench_process::Captured;
+
+    fn record(exit: Option<i32>, stdout: &str) -> ProcessRecord {
+        ProcessRecord {
+            argv: vec!["x".into()],
+            exit_code: exit,
+            signal: None,
+            timed_out: false,
+            spawn_error: None,
+            duration_ms: 1,
+            stdout: Captured {
+                total_bytes: stdout.len() as u64,
+                text: stdout.into(),
+                truncated: false,
+                abandoned: false,
+            },
+            stderr: Captured::default(),
+        }
+    }
+
+    fn ctx(dir: &Path) -> CommandContext<'_> {
+        CommandContext {
+            repo_dir: dir,
+            timeout: Duration::from_secs(5),
+            iteration: 1,
+        }
+    }
+
+    #[test]
+    fn error_and_warning_lines_are_told_apart_from_prose() {
+        let out = "compiling\nerror: x\nsrc/a.py:3: error[E1]: y\nFATAL: z\n0 errors\nError handling ok\nwarning: w\nsrc/b.py:1:2: WARN: v\nok - warning: not a level\n";
+        assert_eq!(
+            error_lines(out),
+            vec!["error: x", "src/a.py:3: error[E1]: y", "FATAL: z"]
+        );
+        assert_eq!(
+            warning_lines(out),
+            vec!["warning: w", "src/b.py:1:2: WARN: v"]
+        );
+    }
+
+    #[test]
+    fn failed_test_points_come_from_tap_and_fail_lines() {
+        let out = "ok 1 - a\nnot ok 2 - top ranks ties alphabetically # expected x\nnot ok 3\nFAILED tests/t.py::test_y - assert\n--- FAIL: TestZ (0.00s)\nFAIL: c\nnot ok 4 - top ranks ties alphabetically\n";
+        assert_eq!(
+            failed_test_points(out),
+            vec![
+                "top ranks ties alphabetically",
+                "test 3",
+                "tests/t.py::test_y",
+                "TestZ",
+                "c"
+            ]
+        );
+    }
+
+    #[test]
+    fn exit_zero_without_error_lines_passes_and_warnings_make_it_warn() {
+        let dir = tempfile::tempdir().unwrap();
+        let pass = judge(
+            Step::Build,
+            "b",
+            &record(Some(0), "built\n"),
+            &ctx(dir.path()),
+        );
+        assert_eq!(pass.status, DimensionStatus::Pass);
+        assert!(pass.findings.is_empty());
+        let warn = judge(
+            Step::Standard,
+            "l",
+            &record(Some(0), "warning: long line\n"),
+            &ctx(dir.path()),
+        );
+        assert_eq!(warn.status, DimensionStatus::Warn);
+        assert_eq!(warn.warning_items, vec!["warning: long line"]);
+        assert!(warn.findings.is_empty());
+    }
+
+    #[test]
+    fn an_error_line_fails_even_when_the_command_exits_zero() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/a.py"), "x\n").unwrap();
+        let out = judge(
+            Step::Standard,
+            "lint",
+            &record(Some(0), "src/a.py:1: error: bad name\n"),
+            &ctx(dir.path()),
+        );
+        assert_eq!(out.status, DimensionStatus::Fail);
+        assert_eq!(out.critical_items, vec!["src/a.py:1: error: bad name"]);
+        assert_eq!(out.findings.len(), 1);
+        assert_eq!(out.findings[0].validator, "loop-standards");
+        assert_eq!(out.findings[0].path.as_deref(), Some("src/a.py"));
+        assert_eq!(out.findings[0].line, Some(1));
+    }
+
+    #[test]
+    fn a_failed_test_point_is_a_failed_item_and_a_finding_each() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = judge(
+            Step::Test,
+            "t",
+            &record(Some(1), "ok 1 - a\nnot ok 2 - b\nnot ok 3 - c\n"),
+            &ctx(dir.path()),
+        );
+        assert_eq!(out.status, DimensionStatus::Fail);
+        assert_eq!(out.failed_items, vec!["b", "c"]);
+        assert_eq!(out.findings.len(), 2);
+        assert!(out.findings[0].title.contains("`b`"));
+        let unnamed = judge(
+            Step::Test,
+            "t",
+            &record(Some(2), "boom\n"),
+            &ctx(dir.path()),
+        );
+        assert_eq!(unnamed.failed_items, vec!["t"]);
+        assert_eq!(unnamed.findings.len(), 1);
+    }
+
+    #[test]
+    fn a_command_that_cannot_start_or_is_not_found_is_blocked_not_failed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut r = record(None, "");
+        r.spawn_error = Some("no such file".into());
+        let out = judge(Step::Build, "cc", &r, &ctx(dir.path()));
+        assert_eq!(out.status, DimensionStatus::Blocked);
+        assert_eq!(out.findings[0].validator, "loop-environment");
+        let out = judge(
+            Step::Build,
+            "sh b.sh",
+            &record(Some(127), "b.sh: 1: cc: not found\n"),
+            &ctx(dir.path()),
+        );
+        assert_eq!(out.status, DimensionStatus::Blocked);
+        let mut r = record(None, "");
+        r.timed_out = true;
+        r.signal = Some(9);
+        assert_eq!(
+            judge(Step::Test, "t", &r, &ctx(dir.path())).status,
+            DimensionStatus::Blocked
+        );
+    }
+
+    #[test]
+    fn a_missing_command_is_blocked_and_none_warns_except_for_tests() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = run_command_dimension(Step::Build, &CommandSpec::Missing, &ctx(dir.path()));
+        assert_eq!(missing.status, DimensionStatus::Blocked);
+        assert!(missing.findings[0].title.contains("buildCommand"));
+        let none = CommandSpec::NotApplicable { line: 4 };
+        let perf = run_command_dimension(Step::Performance, &none, &ctx(dir.path()));
+        assert_eq!(perf.status, DimensionStatus::Warn);
+        assert_eq!(perf.warning_items.len(), 1);
+        let test = run_command_dimension(Step::Test, &none, &ctx(dir.path()));
+        assert_eq!(test.status, DimensionStatus::Blocked);
+    }
+
+    #[test]
+    fn a_real_command_runs_in_the_repository_with_the_dimension_in_its_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("t.sh"),
+            "echo \"not ok 1 - $GATEBENCH_LOOP_DIMENSION in round $GATEBENCH_LOOP_ITERATION\"\nexit 1\n",
+        )
+        .unwrap();
+        let spec = CommandSpec::Run {
+            argv: vec!["sh".into(), "t.sh".into()],
+            text: "sh t.sh".into(),
+            line: 1,
+        };
+        let out = run_command_dimension(Step::Test, &spec, &ctx(dir.path()));
+        assert_eq!(out.failed_items, vec!["V2_TEST in round 1"]);
+    }
+
+    #[test]
+    fn a_command_that_outlives_its_timeout_is_blocked() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = CommandSpec::Run {
+            argv: vec!["sh".into(), "-c".into(), "sleep 30 & sleep 30".into()],
+            text: "sh -c ...".into(),
+            line: 1,
+        };
+        let out = run_command_dimension(
+            Step::Build,
+            &spec,
+            &CommandContext {
+                repo_dir: dir.path(),
+                timeout: Duration::from_millis(300),
+                iteration: 1,
+            },
+        );
+        assert_eq!(out.status, DimensionStatus::Blocked);
+        assert!(out.summary.contains("timed out"), "{}", out.summary);
+        assert_eq!(out.findings[0].validator, "loop-environment");
+    }
+}

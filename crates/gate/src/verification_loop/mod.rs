@@ -1,0 +1,15 @@
+//! The verification loop of seed 000 (V1 build .. V5 standards, the state file, escalation, the
+//! delivery-documents gate) with skein-check (seed 002), for repositories that declare it.
+
+pub mod delivery;
+pub mod dimensions;
+pub mod loop_check;
+pub mod loop_config;
+pub mod loop_report;
+pub mod round;
+pub mod skein;
+pub mod state_file;
+pub mod verify_loop;
+
+#[cfg(test)]
+mod loop_tests;

@@ -1,0 +1,103 @@
+//! Reading a pipeline's report: JSON syntax, the report v1 JSON Schema, then the seed's
+//! consistency rules. Anything that fails is an error outcome, never a verdict.
+
+use std::sync::OnceLock;
+
+use crate::{OverallResult, Report, Status};
+
+fn validator() -> &'static jsonschema::Validator {
+    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
+    V.get_or_init(|| {
+        jsonschema::validator_for(&crate::schema::report_schema())
+            .expect("the generated report v1 schema is a valid JSON Schema")
+    })
+}
+
+/// Parses and checks report bytes. The error says why the report cannot be scored.
+pub fn parse(bytes: &[u8]) -> Result<(Report, serde_json::Value), String> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err("the report is empty".into());
+    }
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        format!(
+            "the report is not valid JSON (line {}, column {}): {e}",
+            e.line(),
+            e.column()
+        )
+    })?;
+    check_value(value)
+}
+
+/// Checks an already-parsed report value against the schema and the consistency rules.
+pub fn check_value(value: serde_json::Value) -> Result<(Report, serde_json::Value), String> {
+    let problems: Vec<String> = validator()
+        .iter_errors(&value)
+        .take(5)
+        .map(|e| format!("{} at `{}`", e, e.instance_path()))
+        .collect();
+    if !problems.is_empty() {
+        return Err(format!(
+            "the report does not match the report v1 schema: {}",
+            problems.join("; ")
+        ));
+    }
+    let report: Report = serde_json::from_value(value.clone())
+        .map_err(|e| format!("the report does not match the report v1 types: {e}"))?;
+    consistency(&report)?;
+    Ok((report, value))
+}
+
+/// The seed's rules that a schema cannot say: `status` and `overall.result` agree, a pass carries
+/// no critical finding, issues-found carries at least one.
+pub fn consistency(report: &Report) -> Result<(), String> {
+    if report.schema_version != 1 {
+        return Err(format!("schemaVersion {} is not 1", report.schema_version));
+    }
+    let result = report.overall.result;
+    match (report.status, result) {
+        (Status::Error, OverallResult::Error)
+        | (Status::Blocked, OverallResult::Blocked)
+        | (Status::Ok, OverallResult::Pass | OverallResult::IssuesFound) => {}
+        (status, result) => {
+            return Err(format!(
+                "overall.result `{}` contradicts status `{}`",
+                serde_json::to_value(result)
+                    .unwrap_or_default()
+                    .as_str()
+                    .unwrap_or("?"),
+                serde_json::to_value(status)
+                    .unwrap_or_default()
+                    .as_str()
+                    .unwrap_or("?")
+            ))
+        }
+    }
+    if report.status == Status::Error && report.error.is_none() {
+        return Err("status is error but `error` is null".into());
+    }
+    if let Some(f) = report
+        .findings
+        .iter()
+        .find(|f| !(1..=10).contains(&f.severity))
+    {
+        return Err(format!(
+            "finding `{}` has severity {}, outside 1-10",
+            f.title, f.severity
+        ));
+    }
+    if result == OverallResult::Pass {
+        if let Some(f) = report.findings.iter().find(|f| f.severity >= 9) {
+            return Err(format!(
+                "overall.result is pass, yet finding `{}` has critical severity {}",
+                f.title, f.severity
+            ));
+        }
+    }
+    if result == OverallResult::IssuesFound
+        && report.findings.is_empty()
+        && report.issues.is_empty()
+    {
+        return Err("overall.result is issues-found, yet the report has no findings".into());
+    }
+    Ok(())
+}

@@ -1,0 +1,61 @@
+//! `gatebench check`: every fixture and scenario validated, nothing run.
+
+use std::path::{Path, PathBuf};
+
+use gatebench::corpus;
+use gatebench::corpus::scenario::Scenario;
+use gatebench::error::Error;
+use gatebench::exit_code;
+
+use crate::cli::dispatch::CmdResult;
+
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    #[arg(long, default_value = "fixtures")]
+    pub fixtures: PathBuf,
+    #[arg(long, default_value = "scenarios")]
+    pub scenarios: PathBuf,
+}
+
+pub fn run(args: CheckArgs) -> CmdResult {
+    let CheckArgs {
+        fixtures,
+        scenarios,
+    } = args;
+    cmd_check(&fixtures, &scenarios)
+}
+
+fn cmd_check(fixtures: &Path, scenarios: &Path) -> CmdResult {
+    let mut errors = Vec::new();
+    let corpus = corpus::load(fixtures).map_err(|e| errors.extend(e)).ok();
+    let mut scenario_count = 0;
+    match std::fs::read_dir(scenarios) {
+        Ok(entries) => {
+            let mut files: Vec<PathBuf> =
+                entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+            files.sort();
+            for file in files
+                .iter()
+                .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+            {
+                scenario_count += 1;
+                // A scenario's ratchet baseline must be readable too.
+                match Scenario::load(file) {
+                    Ok(s) => {
+                        if let Err(e) = gatebench::run::baseline::load(file, &s.spec.thresholds) {
+                            errors.push(e);
+                        }
+                    }
+                    Err(e) => errors.push(e),
+                }
+            }
+        }
+        Err(e) => errors.push(Error::io("read the scenarios folder", scenarios, e)),
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let n = corpus.map_or(0, |c| c.fixtures.len());
+    println!("ok: {n} fixtures, {scenario_count} scenarios");
+    Ok(exit_code::SUCCESS)
+}

@@ -1,0 +1,106 @@
+//! `gatebench gate [PATH]`: the reference gate on any repository.
+
+use std::path::{Path, PathBuf};
+
+use gatebench::error::Error;
+use gatebench::exit_code;
+use gatebench_report::Report;
+
+use crate::cli::dispatch::CmdResult;
+
+#[derive(clap::Args)]
+pub struct GateArgs {
+    /// The repository (default: the current folder).
+    #[arg(default_value = ".")]
+    pub path: PathBuf,
+    /// The base ref to compare against.
+    #[arg(long, default_value = "main")]
+    pub base: String,
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Write the report here instead of standard output.
+    #[arg(long)]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+}
+
+pub fn run(args: GateArgs) -> CmdResult {
+    let GateArgs {
+        path,
+        base,
+        format,
+        output,
+    } = args;
+    cmd_gate(&path, base, format, output)
+}
+
+fn cmd_gate(path: &Path, base: String, format: Format, output: Option<PathBuf>) -> CmdResult {
+    let report = gatebench_gate::run_gate(path, &gatebench_gate::GateOptions { base_ref: base });
+    let text = match format {
+        Format::Json => {
+            let mut t = serde_json::to_string_pretty(&report)
+                .map_err(|e| vec![Error::Internal(e.to_string())])?;
+            t.push('\n');
+            t
+        }
+        Format::Human => human(&report),
+    };
+    match output {
+        Some(file) => {
+            gatebench::output::atomic::write_atomic(&file, text.as_bytes()).map_err(|e| vec![e])?
+        }
+        None => print!("{text}"),
+    }
+    Ok(match report.verdict() {
+        Some(gatebench_report::Verdict::Pass) => exit_code::SUCCESS,
+        Some(_) => exit_code::THRESHOLDS,
+        None => exit_code::INTERNAL,
+    })
+}
+
+fn human(report: &Report) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let verdict = match report.verdict() {
+        Some(v) => v.as_str().to_uppercase(),
+        None => "ERROR".into(),
+    };
+    let _ = writeln!(
+        out,
+        "gatebench gate: {verdict} ({} finding(s))",
+        report.findings.len()
+    );
+    if let Some(e) = &report.error {
+        let _ = writeln!(out, "error {}: {}", e.code, e.message);
+    }
+    for f in &report.findings {
+        let validator = f.validator.as_deref().unwrap_or("-");
+        let _ = writeln!(out, "\n[{}] {} ({validator})", f.severity, f.title);
+        if let Some(l) = &f.location {
+            match l.line {
+                Some(line) => {
+                    let _ = writeln!(out, "    at {}:{line}", l.path);
+                }
+                None => {
+                    let _ = writeln!(out, "    at {}", l.path);
+                }
+            }
+        }
+        let ids: Vec<&str> = [f.requirement_id.as_deref(), f.obligation_id.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect();
+        if !ids.is_empty() {
+            let _ = writeln!(out, "    about {}", ids.join(", "));
+        }
+        for line in f.description.lines() {
+            let _ = writeln!(out, "    {line}");
+        }
+    }
+    out
+}

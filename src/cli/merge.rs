@@ -1,0 +1,53 @@
+//! `gatebench merge SHARD...`: the shards of a run combined and judged again.
+
+use std::path::{Path, PathBuf};
+
+use gatebench::output::runs;
+use gatebench::output::summary;
+use gatebench::run::execute;
+
+use crate::cli::dispatch::CmdResult;
+
+#[derive(clap::Args)]
+pub struct MergeArgs {
+    /// The results.json (or run folder) of each shard.
+    #[arg(required = true)]
+    pub shards: Vec<PathBuf>,
+    #[arg(long, default_value = "reports")]
+    pub reports_dir: PathBuf,
+}
+
+pub fn run(args: MergeArgs) -> CmdResult {
+    let MergeArgs {
+        shards,
+        reports_dir,
+    } = args;
+    cmd_merge(&shards, &reports_dir)
+}
+
+fn cmd_merge(shards: &[PathBuf], reports_dir: &Path) -> CmdResult {
+    let mut read = Vec::new();
+    let mut errors = Vec::new();
+    for path in shards {
+        match runs::read(path) {
+            Ok(r) => read.push((runs::results_file(path), r)),
+            Err(e) => errors.push(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let mut merged = gatebench::run::merge::merge(read, std::time::SystemTime::now())?;
+    merged.run_id = execute::reserve_run_dir(reports_dir, &merged.run_id).map_err(|e| vec![e])?;
+    let dir = reports_dir.join(&merged.run_id);
+    gatebench::output::outputs::write_all(&dir, &merged).map_err(|e| vec![e])?;
+    print!("{}", summary::terminal(&merged));
+    println!("merged {} shards", merged.merged_from.len());
+    println!("results: {}", dir.join("results.json").display());
+    println!(
+        "report:  {} (also summary.md, junit.xml)",
+        dir.join("report.html").display()
+    );
+    crate::cli::run::step_summary(&merged)?;
+    Ok(merged.exit_code)
+}

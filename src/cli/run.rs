@@ -1,0 +1,113 @@
+//! `gatebench run [SCENARIO]`: the main job.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use gatebench::corpus::scenario::Scenario;
+use gatebench::error::Error;
+use gatebench::exit_code;
+use gatebench::output::results;
+use gatebench::output::summary;
+use gatebench::repo::workdir;
+use gatebench::run::execute;
+use gatebench::run::options::{Overrides, RunOptions};
+use gatebench::run::progress::LiveProgress;
+
+use crate::cli::dispatch::CmdResult;
+
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// The scenario file.
+    #[arg(default_value = "scenarios/default.yaml")]
+    pub scenario: PathBuf,
+    /// Only fixtures whose id matches this glob (repeatable); their goldens run too.
+    #[arg(long)]
+    pub filter: Vec<String>,
+    /// Parallel trials (default: the scenario's, else one per core).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    #[arg(long)]
+    pub trials: Option<u32>,
+    #[arg(long)]
+    pub max_rounds: Option<u32>,
+    /// The fixtures folder (default: the scenario's).
+    #[arg(long)]
+    pub fixtures: Option<PathBuf>,
+    /// Where temporary repositories go (point it at tmpfs for speed).
+    #[arg(long)]
+    pub work_dir: Option<PathBuf>,
+    /// Keep the temporary repositories (their paths are in results.json).
+    #[arg(long)]
+    pub keep: bool,
+    #[arg(long, default_value = "reports")]
+    pub reports_dir: PathBuf,
+    /// Print only the summary, no progress.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Run only shard I of N (1-based, e.g. `2/3`): fixtures are assigned by a hash of their id,
+    /// every trial of a fixture on one shard. Merge the shards with `gatebench merge`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<gatebench::run::shard::Shard>,
+    /// Run every trial even when the result cache (`<reports-dir>/.cache/`, external pipelines
+    /// only) holds it; finished trials are still written to it.
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+pub fn run(args: RunArgs) -> CmdResult {
+    cmd_run(args)
+}
+
+fn cmd_run(args: RunArgs) -> CmdResult {
+    let scenario = Scenario::load(&args.scenario).map_err(|e| vec![e])?;
+    let options = RunOptions::resolve(
+        scenario,
+        Overrides {
+            filters: args.filter,
+            jobs: args.jobs,
+            trials: args.trials,
+            max_rounds: args.max_rounds,
+            fixtures_dir: args.fixtures,
+            work_dir: args.work_dir,
+            reports_dir: Some(args.reports_dir),
+            keep: args.keep,
+            no_cache: args.no_cache,
+            shard: args.shard,
+        },
+    );
+    let _ = ctrlc::set_handler(|| {
+        gatebench_process::kill_live_groups();
+        workdir::interrupt_and_remove_roots(std::time::Duration::from_secs(5));
+        eprintln!("\ninterrupted: temporary repositories removed");
+        std::process::exit(exit_code::INTERRUPTED);
+    });
+    let live = LiveProgress::new(!args.quiet && std::io::stderr().is_terminal());
+    let progress = |record: &gatebench::score::record::TrialRecord, done: usize, total: usize| {
+        live.on_trial(record, done, total);
+    };
+    let finished = execute::execute(&options, &progress);
+    live.finish();
+    let finished = finished?;
+    print!("{}", summary::terminal(&finished.results));
+    println!("results: {}", finished.dir.join("results.json").display());
+    println!(
+        "report:  {} (also summary.md, junit.xml)",
+        finished.dir.join("report.html").display()
+    );
+    step_summary(&finished.results)?;
+    if options.keep {
+        println!(
+            "repositories kept under the work dir; each trial's path is in results.json (kept_at)"
+        );
+    }
+    Ok(finished.results.exit_code)
+}
+
+/// Appends the Markdown summary to `$GITHUB_STEP_SUMMARY` when GitHub Actions sets it.
+pub fn step_summary(results: &results::RunResults) -> Result<(), Vec<Error>> {
+    match std::env::var_os("GITHUB_STEP_SUMMARY").filter(|v| !v.is_empty()) {
+        Some(path) => gatebench::output::outputs::append_step_summary(Path::new(&path), results)
+            .map_err(|e| vec![e]),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,42 @@
+//! `gatebench schema`: the committed JSON Schemas against the code.
+
+use std::path::{Path, PathBuf};
+
+use gatebench::exit_code;
+use gatebench::schema;
+
+use crate::cli::dispatch::CmdResult;
+
+#[derive(clap::Args)]
+pub struct SchemaArgs {
+    #[arg(long, default_value = "schemas")]
+    pub dir: PathBuf,
+    #[arg(long)]
+    pub write: bool,
+}
+
+pub fn run(args: SchemaArgs) -> CmdResult {
+    let SchemaArgs { dir, write } = args;
+    cmd_schema(&dir, write)
+}
+
+fn cmd_schema(dir: &Path, write: bool) -> CmdResult {
+    if write {
+        schema::write_all(dir).map_err(|e| vec![e])?;
+        println!("schemas written to {}", dir.display());
+        return Ok(exit_code::SUCCESS);
+    }
+    let drifted = schema::drifted(dir);
+    if drifted.is_empty() {
+        println!("schemas are current");
+        Ok(exit_code::SUCCESS)
+    } else {
+        for name in &drifted {
+            eprintln!(
+                "error: {} differs from the code; run `gatebench schema --write`",
+                dir.join(name).display()
+            );
+        }
+        Ok(exit_code::USAGE)
+    }
+}

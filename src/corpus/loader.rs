@@ -1,0 +1,622 @@
+//! Loading the fixture corpus: every `fixtures/*/fixture.yaml` parsed strictly, goldens resolved,
+//! layers composed into in-memory file trees and every placeholder checked, before anything runs.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+use sha2::{Digest, Sha256};
+
+use crate::corpus::fixture::{ExpectedRounds, FindingMatcher, FixtureFile, Layer, LayerName};
+use crate::corpus::paths::check_repo_path;
+use crate::corpus::placeholder::{self, Stage};
+use crate::corpus::yaml;
+use crate::error::{Error, Position};
+use gatebench_report::Verdict;
+
+/// Repository path -> file content.
+pub type Files = BTreeMap<String, Vec<u8>>;
+
+/// File name suffix that keeps repository-like names (`Cargo.toml`) inert inside this project;
+/// it is removed when a fixture is materialized.
+pub const DISARM_SUFFIX: &str = ".fixture";
+
+/// A loaded, checked fixture, ready to materialize.
+#[derive(Debug, Clone)]
+pub struct Fixture {
+    pub id: String,
+    pub description: String,
+    pub category: String,
+    pub tags: Vec<String>,
+    /// For an omission fixture, the golden it is planted in; `None` for a golden.
+    pub golden: Option<String>,
+    /// The `fixture.yaml` this came from.
+    pub file: PathBuf,
+    pub worktree: bool,
+    pub states: States,
+    pub expect: Expectation,
+    pub fixes: Vec<FixState>,
+    /// sha256 over everything that determines what is materialized and how it is scored.
+    pub content_hash: String,
+}
+
+impl Fixture {
+    pub fn is_golden(&self) -> bool {
+        self.golden.is_none()
+    }
+}
+
+/// The file trees of each layer, composed.
+#[derive(Debug, Clone, Default)]
+pub struct States {
+    pub base: Files,
+    pub head: Files,
+    pub staged: Option<Files>,
+    pub unstaged: Option<Files>,
+}
+
+/// The work tree after a scripted fix, committed on the feature branch.
+#[derive(Debug, Clone)]
+pub struct FixState {
+    pub after_round: u32,
+    pub files: Files,
+}
+
+#[derive(Debug, Clone)]
+pub struct Expectation {
+    pub verdict: Verdict,
+    pub findings: Vec<Matcher>,
+    pub rounds: Option<ExpectedRounds>,
+}
+
+/// A finding matcher with its pattern compiled.
+#[derive(Debug, Clone)]
+pub struct Matcher {
+    pub spec: FindingMatcher,
+    pub pattern: Option<Regex>,
+}
+
+#[derive(Debug, Default)]
+pub struct Corpus {
+    /// Sorted by id.
+    pub fixtures: Vec<Fixture>,
+}
+
+impl Corpus {
+    pub fn get(&self, id: &str) -> Option<&Fixture> {
+        self.fixtures
+            .binary_search_by(|f| f.id.as_str().cmp(id))
+            .ok()
+            .map(|i| &self.fixtures[i])
+    }
+}
+
+/// Loads every fixture under `dir`. All problems found are returned, each naming its file.
+pub fn load(dir: &Path) -> Result<Corpus, Vec<Error>> {
+    let mut errors = Vec::new();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => return Err(vec![Error::io("read the fixtures folder", dir, e)]),
+    };
+    let mut folders: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_dir()
+                && !p
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        })
+        .collect();
+    folders.sort();
+
+    let mut parsed: Vec<(PathBuf, yaml::Parsed<FixtureFile>)> = Vec::new();
+    let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for folder in folders {
+        let file = folder.join("fixture.yaml");
+        if !file.is_file() {
+            errors.push(Error::invalid(
+                &folder,
+                "a fixture folder must hold a fixture.yaml",
+            ));
+            continue;
+        }
+        match yaml::load::<FixtureFile>(&file) {
+            Ok(p) => {
+                let id = p.value.id.clone();
+                if let Some(first) = seen.get(&id) {
+                    errors.push(Error::invalid_at(
+                        &file,
+                        yaml::locate(&p.text, "id", &id),
+                        format!(
+                            "duplicate fixture id `{id}`: also used by {}",
+                            first.display()
+                        ),
+                    ));
+                    continue;
+                }
+                seen.insert(id, file.clone());
+                parsed.push((file, p));
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+
+    let mut fixtures: BTreeMap<String, Fixture> = BTreeMap::new();
+    // Goldens first: omission fixtures are built on top of them.
+    for (file, p) in parsed.iter().filter(|(_, p)| p.value.extends.is_none()) {
+        match build_golden(file, p) {
+            Ok(f) => {
+                fixtures.insert(f.id.clone(), f);
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    for (file, p) in parsed.iter().filter(|(_, p)| p.value.extends.is_some()) {
+        match build_omission(file, p, &fixtures, &seen) {
+            Ok(f) => {
+                fixtures.insert(f.id.clone(), f);
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(Corpus {
+            fixtures: fixtures.into_values().collect(),
+        })
+    } else {
+        Err(errors)
+    }
+}
+
+struct Ctx<'a> {
+    file: &'a Path,
+    folder: &'a Path,
+    text: &'a str,
+    /// Fed every input this fixture reads (its files, its spec, its golden's hash): the fixture's
+    /// content hash, computed from inputs rather than from the composed trees, which repeat the
+    /// golden's files in every layer.
+    hasher: std::cell::RefCell<Sha256>,
+}
+
+impl Ctx<'_> {
+    fn err(&self, key: &str, value: &str, message: impl Into<String>) -> Error {
+        Error::invalid_at(self.file, yaml::locate(self.text, key, value), message)
+    }
+
+    fn err_at(&self, position: Option<Position>, message: impl Into<String>) -> Error {
+        Error::invalid_at(self.file, position, message)
+    }
+}
+
+fn common_checks(ctx: &Ctx, f: &FixtureFile) -> Result<Expectation, Error> {
+    let id_ok = !f.id.is_empty()
+        && f.id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !f.id.starts_with('-');
+    if !id_ok {
+        return Err(ctx.err(
+            "id",
+            &f.id,
+            format!(
+                "fixture id `{}` must be lowercase letters, digits and dashes",
+                f.id
+            ),
+        ));
+    }
+    if f.category.trim().is_empty() {
+        return Err(ctx.err("category", "category", "`category` must not be empty"));
+    }
+    let mut findings = Vec::new();
+    for m in &f.expect.findings {
+        if *m == FindingMatcher::default() {
+            return Err(ctx.err("findings", "findings", "a finding matcher needs at least one of validator, requirement, obligation, path, pattern"));
+        }
+        if let Some(path) = &m.path {
+            check_repo_path(path).map_err(|e| ctx.err("path", path, e))?;
+        }
+        let pattern = match &m.pattern {
+            Some(p) => Some(
+                Regex::new(p)
+                    .map_err(|e| ctx.err("pattern", p, format!("invalid pattern: {e}")))?,
+            ),
+            None => None,
+        };
+        findings.push(Matcher {
+            spec: m.clone(),
+            pattern,
+        });
+    }
+    let mut last = 0;
+    for fix in &f.fixes {
+        if fix.after_round <= last {
+            return Err(ctx.err(
+                "after_round",
+                &fix.after_round.to_string(),
+                "fixes must be listed by increasing `after_round`, starting at 1",
+            ));
+        }
+        last = fix.after_round;
+        if fix.overlay.is_none() && fix.delete.is_empty() {
+            return Err(ctx.err(
+                "after_round",
+                &fix.after_round.to_string(),
+                "a fix needs an overlay or deletions",
+            ));
+        }
+    }
+    if let (Some(ExpectedRounds::After(n)), true) = (f.expect.rounds, f.fixes.is_empty()) {
+        if n > 1 {
+            return Err(ctx.err(
+                "rounds",
+                &n.to_string(),
+                format!(
+                    "`rounds: {n}` expects convergence after fixes, but the fixture has no `fixes`"
+                ),
+            ));
+        }
+    }
+    Ok(Expectation {
+        verdict: f.expect.verdict,
+        findings,
+        rounds: f.expect.rounds,
+    })
+}
+
+fn build_golden(file: &Path, p: &yaml::Parsed<FixtureFile>) -> Result<Fixture, Error> {
+    let f = &p.value;
+    let folder = file.parent().unwrap_or(Path::new("."));
+    let ctx = Ctx {
+        file,
+        folder,
+        text: &p.text,
+        hasher: Default::default(),
+    };
+    let expect = common_checks(&ctx, f)?;
+    if f.plant.is_some() {
+        return Err(ctx.err(
+            "plant",
+            "plant",
+            "`plant` needs `extends`: an omission is planted in a golden",
+        ));
+    }
+    if expect.verdict != Verdict::Pass {
+        return Err(ctx.err(
+            "verdict",
+            expect.verdict.as_str(),
+            "a golden (a fixture without `extends`) must expect `verdict: pass`",
+        ));
+    }
+    if !expect.findings.is_empty() {
+        return Err(ctx.err("findings", "findings", "a golden expects no findings"));
+    }
+    let base_dir = f
+        .base
+        .as_deref()
+        .ok_or_else(|| ctx.err_at(None, "a golden needs `base` (the folder committed on main)"))?;
+    let head = f.head.as_ref().ok_or_else(|| {
+        ctx.err_at(
+            None,
+            "a golden needs `head` (the layer committed on the feature branch)",
+        )
+    })?;
+    let base = read_tree(&ctx, "base", base_dir)?;
+    let mut states = States {
+        base: base.clone(),
+        head: apply_layer(&ctx, "head", base, head)?,
+        ..States::default()
+    };
+    if let Some(staged) = &f.staged {
+        states.staged = Some(apply_layer(&ctx, "staged", states.head.clone(), staged)?);
+    }
+    if let Some(unstaged) = &f.unstaged {
+        let from = states.staged.clone().unwrap_or_else(|| states.head.clone());
+        states.unstaged = Some(apply_layer(&ctx, "unstaged", from, unstaged)?);
+    }
+    finish(&ctx, f, None, states, expect, f.worktree)
+}
+
+fn build_omission(
+    file: &Path,
+    p: &yaml::Parsed<FixtureFile>,
+    built: &BTreeMap<String, Fixture>,
+    seen: &BTreeMap<String, PathBuf>,
+) -> Result<Fixture, Error> {
+    let f = &p.value;
+    let folder = file.parent().unwrap_or(Path::new("."));
+    let ctx = Ctx {
+        file,
+        folder,
+        text: &p.text,
+        hasher: Default::default(),
+    };
+    let expect = common_checks(&ctx, f)?;
+    let extends = f.extends.as_deref().unwrap_or_default();
+    for (key, present) in [
+        ("base", f.base.is_some()),
+        ("head", f.head.is_some()),
+        ("staged", f.staged.is_some()),
+        ("unstaged", f.unstaged.is_some()),
+        ("worktree", f.worktree),
+    ] {
+        if present {
+            return Err(ctx.err(key, key, format!("`{key}` belongs to the golden; an omission fixture only plants (`plant`) into the golden it extends")));
+        }
+    }
+    let golden = match built.get(extends) {
+        Some(g) if g.is_golden() => g,
+        Some(_) => {
+            return Err(ctx.err(
+                "extends",
+                extends,
+                format!("`extends: {extends}` names an omission fixture; it must name a golden"),
+            ))
+        }
+        None if seen.contains_key(extends) => {
+            return Err(ctx.err(
+                "extends",
+                extends,
+                format!("`extends: {extends}` names a golden that failed to load (see its error)"),
+            ))
+        }
+        None => {
+            return Err(ctx.err(
+                "extends",
+                extends,
+                format!(
+                    "`extends: {extends}` names no fixture; it must name a golden in the corpus"
+                ),
+            ))
+        }
+    };
+    let plant = f.plant.as_ref().ok_or_else(|| {
+        ctx.err(
+            "extends",
+            extends,
+            "an omission fixture needs `plant`: the overlay or deletions that plant the omission",
+        )
+    })?;
+    if plant.overlay.is_none() && plant.delete.is_empty() {
+        return Err(ctx.err("plant", "plant", "`plant` needs an overlay or deletions"));
+    }
+    if expect.verdict == Verdict::Pass && f.fixes.is_empty() {
+        return Err(ctx.err("verdict", "pass", "an omission fixture must expect `fail` or `blocked`: a correct gate never passes a known omission"));
+    }
+    if expect.findings.is_empty() {
+        return Err(ctx.err("expect", "expect", "an omission fixture must name at least one finding a correct gate reports (`expect.findings`)"));
+    }
+    let layer = Layer {
+        overlay: plant.overlay.clone(),
+        delete: plant.delete.clone(),
+    };
+    let mut states = golden.states.clone();
+    match plant.into {
+        LayerName::Head => {
+            states.head = apply_layer(&ctx, "plant", states.head, &layer)?;
+            // Later layers were written over the golden's head; they are kept over the planted one.
+            if golden.states.staged.is_some() || golden.states.unstaged.is_some() {
+                return Err(ctx.err("into", "head", "planting into `head` of a golden that has staged or unstaged layers is not supported; plant into the last layer"));
+            }
+        }
+        LayerName::Staged => {
+            if golden.states.unstaged.is_some() {
+                return Err(ctx.err(
+                    "into",
+                    "staged",
+                    "the golden has an unstaged layer; plant into `unstaged`",
+                ));
+            }
+            let from = states.staged.take().unwrap_or_else(|| states.head.clone());
+            states.staged = Some(apply_layer(&ctx, "plant", from, &layer)?);
+        }
+        LayerName::Unstaged => {
+            let from = states
+                .unstaged
+                .take()
+                .or_else(|| states.staged.clone())
+                .unwrap_or_else(|| states.head.clone());
+            states.unstaged = Some(apply_layer(&ctx, "plant", from, &layer)?);
+        }
+    }
+    ctx.hasher
+        .borrow_mut()
+        .update(golden.content_hash.as_bytes());
+    finish(
+        &ctx,
+        f,
+        Some(golden.id.clone()),
+        states,
+        expect,
+        golden.worktree,
+    )
+}
+
+fn finish(
+    ctx: &Ctx,
+    f: &FixtureFile,
+    golden: Option<String>,
+    states: States,
+    expect: Expectation,
+    worktree: bool,
+) -> Result<Fixture, Error> {
+    let mut fixes = Vec::new();
+    let mut current = states
+        .unstaged
+        .clone()
+        .or_else(|| states.staged.clone())
+        .unwrap_or_else(|| states.head.clone());
+    for fix in &f.fixes {
+        let layer = Layer {
+            overlay: fix.overlay.clone(),
+            delete: fix.delete.clone(),
+        };
+        current = apply_layer(
+            ctx,
+            &format!("fix after round {}", fix.after_round),
+            current,
+            &layer,
+        )?;
+        fixes.push(FixState {
+            after_round: fix.after_round,
+            files: current.clone(),
+        });
+    }
+    check_placeholders(ctx, &states, &fixes)?;
+    let content_hash = {
+        let mut hasher = ctx.hasher.borrow_mut();
+        hasher.update(serde_json::to_vec(f).unwrap_or_default());
+        let digest = std::mem::take(&mut *hasher).finalize();
+        digest.iter().map(|b| format!("{b:02x}")).collect()
+    };
+    Ok(Fixture {
+        id: f.id.clone(),
+        description: f.description.clone(),
+        category: f.category.clone(),
+        tags: f.tags.clone(),
+        golden,
+        file: ctx.file.to_path_buf(),
+        worktree,
+        states,
+        expect,
+        fixes,
+        content_hash,
+    })
+}
+
+fn check_placeholders(ctx: &Ctx, states: &States, fixes: &[FixState]) -> Result<(), Error> {
+    let has = |s: Stage| match s {
+        Stage::Base | Stage::Head => true,
+        Stage::Staged => states.staged.is_some(),
+        Stage::Unstaged => states.unstaged.is_some(),
+        Stage::Fix(n) => fixes.len() >= n as usize,
+    };
+    let mut all: Vec<(Stage, &Files)> =
+        vec![(Stage::Base, &states.base), (Stage::Head, &states.head)];
+    if let Some(s) = &states.staged {
+        all.push((Stage::Staged, s));
+    }
+    if let Some(s) = &states.unstaged {
+        all.push((Stage::Unstaged, s));
+    }
+    for (i, fix) in fixes.iter().enumerate() {
+        all.push((Stage::Fix(i as u32 + 1), &fix.files));
+    }
+    for (stage, files) in all {
+        for (path, content) in files {
+            let Ok(text) = std::str::from_utf8(content) else {
+                continue;
+            };
+            if !text.contains("{{gatebench:") {
+                continue;
+            }
+            placeholder::check_file(stage, path, text, files, &has).map_err(
+                |(line, message)| {
+                    ctx.err_at(
+                        None,
+                        format!(
+                            "in `{path}` (line {line}) of layer `{}`: {message}",
+                            stage.name()
+                        ),
+                    )
+                },
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn apply_layer(ctx: &Ctx, what: &str, mut files: Files, layer: &Layer) -> Result<Files, Error> {
+    if let Some(dir) = &layer.overlay {
+        files.extend(read_tree(ctx, "overlay", dir)?);
+    }
+    for path in &layer.delete {
+        check_repo_path(path).map_err(|e| ctx.err("delete", path, e))?;
+        let prefix = format!("{path}/");
+        let before = files.len();
+        files.retain(|p, _| p != path && !p.starts_with(&prefix));
+        if files.len() == before {
+            return Err(ctx.err(
+                "delete",
+                path,
+                format!("{what}: `{path}` is deleted but does not exist in that layer"),
+            ));
+        }
+    }
+    Ok(files)
+}
+
+/// Reads every file under `ctx.folder/dir` into a tree. Symlinks are followed only when they stay
+/// inside the fixture folder.
+fn read_tree(ctx: &Ctx, key: &str, dir: &str) -> Result<Files, Error> {
+    check_repo_path(dir).map_err(|e| ctx.err(key, dir, e))?;
+    let root = ctx.folder.join(dir);
+    if !root.is_dir() {
+        return Err(ctx.err(
+            key,
+            dir,
+            format!("`{dir}` is not a folder in {}", ctx.folder.display()),
+        ));
+    }
+    let fixture_root = ctx
+        .folder
+        .canonicalize()
+        .map_err(|e| Error::io("resolve", ctx.folder, e))?;
+    let mut files = Files::new();
+    let mut stack = vec![(root.clone(), String::new())];
+    while let Some((abs, rel)) = stack.pop() {
+        let entries = std::fs::read_dir(&abs).map_err(|e| Error::io("read", &abs, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io("read", &abs, e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let path = entry.path();
+            let rel_path = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
+            };
+            let meta = std::fs::symlink_metadata(&path).map_err(|e| Error::io("read", &path, e))?;
+            let meta = if meta.file_type().is_symlink() {
+                let target = path.canonicalize().map_err(|e| {
+                    Error::invalid(&path, format!("a symlink that cannot be resolved: {e}"))
+                })?;
+                if !target.starts_with(&fixture_root) {
+                    return Err(Error::invalid(
+                        &path,
+                        format!("a symlink pointing outside the fixture folder ({}); fixture trees must be self-contained", target.display()),
+                    ));
+                }
+                std::fs::metadata(&path).map_err(|e| Error::io("read", &path, e))?
+            } else {
+                meta
+            };
+            if name == ".git" {
+                return Err(Error::invalid(
+                    &path,
+                    "a fixture tree must not contain `.git`",
+                ));
+            }
+            if meta.is_dir() {
+                stack.push((path, rel_path));
+            } else {
+                let content = std::fs::read(&path).map_err(|e| Error::io("read", &path, e))?;
+                let repo_path = rel_path
+                    .strip_suffix(DISARM_SUFFIX)
+                    .unwrap_or(&rel_path)
+                    .to_owned();
+                files.insert(repo_path, content);
+            }
+        }
+    }
+    hash_files(&mut ctx.hasher.borrow_mut(), &files);
+    Ok(files)
+}
+
+fn hash_files(hasher: &mut Sha256, files: &Files) {
+    for (path, content) in files {
+        hasher.update((path.len() as u64).to_le_bytes());
+        hasher.update(path.as_bytes());
+        hasher.update((content.len() as u64).to_le_bytes());
+        hasher.update(content);
+    }
+}

@@ -1,0 +1,12 @@
+//! The corpus: the fixture and scenario formats, strict YAML, placeholders, and loading the
+//! fixtures into composed, in-memory file trees.
+
+pub mod fixture;
+pub mod hash;
+pub mod loader;
+pub mod paths;
+pub mod placeholder;
+pub mod scenario;
+pub mod yaml;
+
+pub use loader::{load, Corpus, Files, Fixture};

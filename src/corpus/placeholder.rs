@@ -1,0 +1,409 @@
+//! Placeholders in fixture files (`{{gatebench:KIND[:ARG]}}`): checked when a fixture loads, filled
+//! when it is materialized, so that receipts and approvals bind to real commit, tree and file ids.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use gatebench_gittree as gittree;
+
+/// A layer of a materialized repository, in the order they are built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Stage {
+    Base,
+    Head,
+    Staged,
+    Unstaged,
+    /// The n-th scripted fix (1-based), committed after a round.
+    Fix(u32),
+}
+
+impl Stage {
+    fn rank(self) -> u32 {
+        match self {
+            Stage::Base => 0,
+            Stage::Head => 1,
+            Stage::Staged => 2,
+            Stage::Unstaged => 3,
+            Stage::Fix(n) => 3 + n,
+        }
+    }
+
+    pub fn name(self) -> String {
+        match self {
+            Stage::Base => "base".into(),
+            Stage::Head => "head".into(),
+            Stage::Staged => "staged".into(),
+            Stage::Unstaged => "unstaged".into(),
+            Stage::Fix(n) => format!("fix{n}"),
+        }
+    }
+}
+
+/// One placeholder as written in a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Placeholder {
+    Commit(Stage),
+    Tree(Stage),
+    /// The source tree of an earlier stage, or of the stage being built (`None`).
+    SourceTree(Option<Stage>),
+    Sha256(String),
+}
+
+fn pattern() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"\{\{gatebench:([^}:]*)(?::([^}]*))?\}\}").expect("valid regex"))
+}
+
+fn parse_stage(arg: &str) -> Option<Stage> {
+    match arg {
+        "base" => Some(Stage::Base),
+        "head" => Some(Stage::Head),
+        "staged" => Some(Stage::Staged),
+        _ => None,
+    }
+}
+
+fn parse_one(kind: &str, arg: Option<&str>) -> Result<Placeholder, String> {
+    let stage = |what: &str| {
+        let arg = arg.ok_or_else(|| {
+            format!("`{what}` needs a layer: `{{{{gatebench:{what}:base}}}}` or `:head`")
+        })?;
+        parse_stage(arg)
+            .ok_or_else(|| format!("`{what}:{arg}` names no layer (base, head or staged)"))
+    };
+    match kind {
+        "commit" => Ok(Placeholder::Commit(stage("commit")?)),
+        "tree" => Ok(Placeholder::Tree(stage("tree")?)),
+        "source-tree" => match arg {
+            None => Ok(Placeholder::SourceTree(None)),
+            Some(_) => Ok(Placeholder::SourceTree(Some(stage("source-tree")?))),
+        },
+        "sha256" => match arg {
+            Some(path) if !path.is_empty() => {
+                crate::corpus::paths::check_repo_path(path)?;
+                Ok(Placeholder::Sha256(path.to_owned()))
+            }
+            _ => Err("`sha256` needs a path: `{{gatebench:sha256:PATH}}`".into()),
+        },
+        other => Err(format!(
+            "`{{{{gatebench:{other}}}}}` names nothing: known placeholders are commit, tree, source-tree and sha256"
+        )),
+    }
+}
+
+/// Every placeholder in `text`, with the 1-based line it is on. A `{{gatebench:` that does not
+/// parse is an error.
+pub fn scan(text: &str) -> Result<Vec<(usize, Placeholder)>, (usize, String)> {
+    let line_of = |offset: usize| text[..offset].bytes().filter(|b| *b == b'\n').count() + 1;
+    let mut out = Vec::new();
+    let mut next_opening = 0;
+    for cap in pattern().captures_iter(text) {
+        let whole = cap.get(0).expect("group 0 always exists");
+        // An opening between the previous placeholder and this one never closed.
+        if let Some(gap) = text[next_opening..whole.start()].find("{{gatebench:") {
+            return Err((
+                line_of(next_opening + gap),
+                "an unterminated `{{gatebench:` placeholder".into(),
+            ));
+        }
+        let line = line_of(whole.start());
+        let kind = cap.get(1).map_or("", |m| m.as_str());
+        let arg = cap.get(2).map(|m| m.as_str());
+        out.push((line, parse_one(kind, arg).map_err(|e| (line, e))?));
+        next_opening = whole.end();
+    }
+    if let Some(gap) = text[next_opening..].find("{{gatebench:") {
+        return Err((
+            line_of(next_opening + gap),
+            "an unterminated `{{gatebench:` placeholder".into(),
+        ));
+    }
+    Ok(out)
+}
+
+/// Checks the placeholders of one file of `stage` against what exists when it is built: earlier
+/// layers only, the current source tree only inside the ledger, `sha256:` paths that exist.
+pub fn check_file(
+    stage: Stage,
+    path: &str,
+    text: &str,
+    files: &BTreeMap<String, Vec<u8>>,
+    has_stage: &dyn Fn(Stage) -> bool,
+) -> Result<(), (usize, String)> {
+    for (line, placeholder) in scan(text)? {
+        let earlier = |s: Stage, what: &str| -> Result<(), (usize, String)> {
+            if s.rank() >= stage.rank() {
+                return Err((line, format!(
+                    "`{what}:{}` is used in layer `{}`, but only earlier layers exist when it is built",
+                    s.name(),
+                    stage.name()
+                )));
+            }
+            if !has_stage(s) {
+                return Err((
+                    line,
+                    format!(
+                        "`{what}:{}` names a layer this fixture does not have",
+                        s.name()
+                    ),
+                ));
+            }
+            Ok(())
+        };
+        match placeholder {
+            Placeholder::Commit(s) | Placeholder::Tree(s) if s == Stage::Staged => {
+                return Err((line, "the staged layer is not a commit and has no commit or tree id; use `source-tree:staged`".into()));
+            }
+            Placeholder::Commit(s) => earlier(s, "commit")?,
+            Placeholder::Tree(s) => earlier(s, "tree")?,
+            Placeholder::SourceTree(Some(s)) => earlier(s, "source-tree")?,
+            Placeholder::SourceTree(None) => {
+                if !gittree::in_ledger(path) {
+                    return Err((line, format!(
+                        "`source-tree` of the layer being built can only be used inside `{}/`: the source tree is computed from the files outside it",
+                        gittree::LEDGER_DIR
+                    )));
+                }
+            }
+            Placeholder::Sha256(target) => {
+                if !files.contains_key(&target) {
+                    return Err((
+                        line,
+                        format!(
+                            "`sha256:{target}` names a file that does not exist in layer `{}`",
+                            stage.name()
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Ids of the layers built so far, which placeholders of later layers may name.
+#[derive(Debug, Default, Clone)]
+pub struct Known {
+    pub commits: HashMap<Stage, String>,
+    pub trees: HashMap<Stage, String>,
+    pub source_trees: HashMap<Stage, String>,
+}
+
+/// Fills every placeholder of a stage's files. Files in `carried` were written by an earlier layer
+/// and are carried over unchanged: they keep the bytes they were given then (a receipt written in
+/// `head` stays bound to head's tree when a later layer edits the code). Errors name the file.
+pub fn resolve(
+    files: &BTreeMap<String, Vec<u8>>,
+    carried: &BTreeMap<String, Vec<u8>>,
+    known: &Known,
+) -> Result<BTreeMap<String, Vec<u8>>, String> {
+    let mut resolver = Resolver {
+        files,
+        known,
+        done: carried
+            .iter()
+            .map(|(p, c)| (p.clone(), c.clone()))
+            .collect(),
+        busy: HashSet::new(),
+        source_tree: None,
+    };
+    let mut out = BTreeMap::new();
+    for path in files.keys() {
+        out.insert(path.clone(), resolver.file(path)?);
+    }
+    Ok(out)
+}
+
+struct Resolver<'a> {
+    files: &'a BTreeMap<String, Vec<u8>>,
+    known: &'a Known,
+    done: HashMap<String, Vec<u8>>,
+    busy: HashSet<String>,
+    source_tree: Option<String>,
+}
+
+const SOURCE_TREE_KEY: &str = "\0source-tree";
+
+impl Resolver<'_> {
+    fn file(&mut self, path: &str) -> Result<Vec<u8>, String> {
+        if let Some(done) = self.done.get(path) {
+            return Ok(done.clone());
+        }
+        let raw = self
+            .files
+            .get(path)
+            .ok_or_else(|| format!("`{path}` does not exist"))?;
+        let text = match std::str::from_utf8(raw) {
+            Ok(text) if text.contains("{{gatebench:") => text,
+            _ => return Ok(raw.clone()),
+        };
+        if !self.busy.insert(path.to_owned()) {
+            return Err(format!("placeholders form a cycle through `{path}`"));
+        }
+        let mut result = String::with_capacity(text.len());
+        let mut last = 0;
+        for cap in pattern().captures_iter(text) {
+            let whole = cap.get(0).expect("group 0 always exists");
+            let kind = cap.get(1).map_or("", |m| m.as_str());
+            let arg = cap.get(2).map(|m| m.as_str());
+            let placeholder = parse_one(kind, arg).map_err(|e| format!("{path}: {e}"))?;
+            result.push_str(&text[last..whole.start()]);
+            result.push_str(&self.value(path, &placeholder)?);
+            last = whole.end();
+        }
+        result.push_str(&text[last..]);
+        self.busy.remove(path);
+        let bytes = result.into_bytes();
+        self.done.insert(path.to_owned(), bytes.clone());
+        Ok(bytes)
+    }
+
+    fn value(&mut self, path: &str, placeholder: &Placeholder) -> Result<String, String> {
+        let missing = |what: &str, s: Stage| {
+            format!(
+                "{path}: `{what}:{}` is not known when this layer is built",
+                s.name()
+            )
+        };
+        match placeholder {
+            Placeholder::Commit(s) => self
+                .known
+                .commits
+                .get(s)
+                .cloned()
+                .ok_or_else(|| missing("commit", *s)),
+            Placeholder::Tree(s) => self
+                .known
+                .trees
+                .get(s)
+                .cloned()
+                .ok_or_else(|| missing("tree", *s)),
+            Placeholder::SourceTree(Some(s)) => self
+                .known
+                .source_trees
+                .get(s)
+                .cloned()
+                .ok_or_else(|| missing("source-tree", *s)),
+            Placeholder::SourceTree(None) => self.current_source_tree(),
+            Placeholder::Sha256(target) => {
+                let content = self.file(target).map_err(|e| format!("{path}: {e}"))?;
+                Ok(gittree::sha256_hex(&content))
+            }
+        }
+    }
+
+    fn current_source_tree(&mut self) -> Result<String, String> {
+        if let Some(id) = &self.source_tree {
+            return Ok(id.clone());
+        }
+        if !self.busy.insert(SOURCE_TREE_KEY.to_owned()) {
+            return Err("placeholders form a cycle through the source tree".into());
+        }
+        let mut resolved = Vec::new();
+        for path in self.files.keys() {
+            if gittree::in_source_tree(path) {
+                resolved.push((path.clone(), self.file(path)?));
+            }
+        }
+        self.busy.remove(SOURCE_TREE_KEY);
+        let id =
+            gittree::tree_id(resolved.iter().map(|(p, c)| (p.as_str(), c.as_slice()))).to_string();
+        self.source_tree = Some(id.clone());
+        Ok(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(list: &[(&str, &str)]) -> BTreeMap<String, Vec<u8>> {
+        list.iter()
+            .map(|(p, c)| (p.to_string(), c.as_bytes().to_vec()))
+            .collect()
+    }
+
+    #[test]
+    fn sha256_and_source_tree_are_filled() {
+        let f = files(&[
+            ("src/a.py", "print(1)\n"),
+            ("specs/x/log", "ok\n"),
+            (
+                "specs/x/r.json",
+                "{{gatebench:source-tree}} {{gatebench:sha256:specs/x/log}}",
+            ),
+        ]);
+        let out = resolve(&f, &BTreeMap::new(), &Known::default()).unwrap();
+        let tree = gittree::tree_id([("src/a.py", b"print(1)\n".as_slice())]).to_string();
+        let want = format!("{tree} {}", gittree::sha256_hex(b"ok\n"));
+        assert_eq!(
+            String::from_utf8(out["specs/x/r.json"].clone()).unwrap(),
+            want
+        );
+    }
+
+    #[test]
+    fn a_sha256_cycle_is_an_error() {
+        let f = files(&[
+            ("a", "{{gatebench:sha256:b}}"),
+            ("b", "{{gatebench:sha256:a}}"),
+        ]);
+        assert!(resolve(&f, &BTreeMap::new(), &Known::default())
+            .unwrap_err()
+            .contains("cycle"));
+    }
+
+    #[test]
+    fn a_carried_file_keeps_the_bytes_of_the_layer_that_wrote_it() {
+        let f = files(&[
+            ("src/a.py", "edited\n"),
+            ("specs/x/r.json", "{{gatebench:source-tree}}"),
+        ]);
+        let carried = files(&[("specs/x/r.json", "bound-to-head")]);
+        let out = resolve(&f, &carried, &Known::default()).unwrap();
+        assert_eq!(out["specs/x/r.json"], b"bound-to-head");
+    }
+
+    #[test]
+    fn a_placeholder_that_names_nothing_is_an_error() {
+        let err = scan("x\n{{gatebench:nothing}}\n").unwrap_err();
+        assert_eq!(err.0, 2);
+        assert!(err.1.contains("names nothing"), "{}", err.1);
+    }
+
+    #[test]
+    fn an_unterminated_placeholder_names_its_line() {
+        let err = scan("{{gatebench:sha256:a}}\nx {{gatebench:source-tree\n").unwrap_err();
+        assert_eq!(err.0, 2);
+        assert!(err.1.contains("unterminated"), "{}", err.1);
+    }
+
+    #[test]
+    fn a_layer_cannot_name_its_own_commit() {
+        let f = files(&[("specs/r", "{{gatebench:commit:head}}")]);
+        let err = check_file(
+            Stage::Head,
+            "specs/r",
+            "{{gatebench:commit:head}}",
+            &f,
+            &|_| true,
+        )
+        .unwrap_err();
+        assert!(err.1.contains("only earlier layers"), "{}", err.1);
+    }
+
+    #[test]
+    fn the_current_source_tree_is_only_allowed_in_the_ledger() {
+        let f = files(&[("src/r", "{{gatebench:source-tree}}")]);
+        assert!(check_file(
+            Stage::Head,
+            "src/r",
+            "{{gatebench:source-tree}}",
+            &f,
+            &|_| true
+        )
+        .is_err());
+    }
+}

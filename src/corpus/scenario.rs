@@ -1,0 +1,431 @@
+//! Scenario files (`scenarios/*.yaml`): which fixtures, which pipeline, trials, rounds, jobs and
+//! thresholds. The serde types here generate `schemas/scenario.schema.json`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::corpus::yaml;
+use crate::corpus::{Corpus, Fixture};
+use crate::error::{Error, Result};
+
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// A short name, used in run ids and reports.
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The fixtures folder, relative to this file (default `../fixtures`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixtures_dir: Option<String>,
+    #[serde(default)]
+    pub fixtures: Selection,
+    #[serde(default)]
+    pub pipeline: PipelineSpec,
+    /// Independent repetitions of every fixture (default 1).
+    #[serde(default = "one")]
+    pub trials: u32,
+    /// The most rounds (verify, fix, re-verify) a trial may take (default 3).
+    #[serde(default = "three")]
+    pub max_rounds: u32,
+    /// Parallel trials; 0 or absent means one per core.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<usize>,
+    /// The base ref a pipeline compares against (default `main`).
+    #[serde(default = "main_ref")]
+    pub base_ref: String,
+    #[serde(default)]
+    pub thresholds: Thresholds,
+}
+
+fn one() -> u32 {
+    1
+}
+fn three() -> u32 {
+    3
+}
+fn main_ref() -> String {
+    "main".into()
+}
+
+/// Which fixtures run. A fixture runs when its id matches an `include` glob, it has one of `tags`
+/// (when given), its category is in `categories` (when given), and no `exclude` glob matches.
+/// The golden of every selected omission fixture runs too, as its control.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Selection {
+    #[serde(default = "all")]
+    pub include: Vec<String>,
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(default)]
+    pub categories: Vec<String>,
+}
+
+fn all() -> Vec<String> {
+    vec!["*".into()]
+}
+
+impl Default for Selection {
+    fn default() -> Self {
+        Selection {
+            include: all(),
+            exclude: Vec::new(),
+            tags: Vec::new(),
+            categories: Vec::new(),
+        }
+    }
+}
+
+/// The system under test.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum PipelineSpec {
+    /// gatebench's reference gate (the embedded default).
+    #[default]
+    Builtin,
+    /// The document-style checker of seed 004 section 2.1 (artifacts exist, PASS text, exit 0,
+    /// log hash), for comparison.
+    Legacy,
+    /// Any external verifier, run as a process per round (README: "External pipelines").
+    Command(CommandSpec),
+}
+
+impl PipelineSpec {
+    pub fn name(&self) -> &'static str {
+        match self {
+            PipelineSpec::Builtin => "builtin",
+            PipelineSpec::Legacy => "legacy",
+            PipelineSpec::Command(_) => "command",
+        }
+    }
+}
+
+/// An external verifier: run with the materialized repository as its working directory, it writes
+/// a report v1 to `$GATEBENCH_REPORT`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CommandSpec {
+    /// An argv list (run as is) or a string (run by `sh -c`). An argv element that names an
+    /// existing file relative to the scenario's folder is made absolute, and its content is part
+    /// of the pipeline's fingerprint.
+    pub command: CommandLine,
+    /// Seconds before the command's whole process group is killed and the trial is a `timeout`
+    /// (default 600).
+    #[serde(default = "ten_minutes")]
+    pub timeout_secs: f64,
+    /// Variables set for the command (names starting with `GATEBENCH_` are reserved).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// Variables passed through from gatebench's environment besides `PATH`, `HOME`, `LANG`,
+    /// `LC_ALL`, `TZ` and `TMPDIR`. Nothing else is inherited; every inherited value is part of
+    /// the pipeline's fingerprint.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env_allowlist: Vec<String>,
+    /// A version string of the verifier (a model name, a skill's revision), part of the
+    /// fingerprint: change it to invalidate cached results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// More files (relative to the scenario's folder) whose content is part of the fingerprint:
+    /// a script's helpers, a skill's prompt.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+    /// Runs between rounds instead of the fixtures' scripted fixes; its changes are committed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixer: Option<FixerSpec>,
+}
+
+/// An external fixer, run between rounds with `$GATEBENCH_LAST_REPORT` set.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FixerSpec {
+    /// An argv list or a string run by `sh -c`, as for the verifier.
+    pub command: CommandLine,
+    /// Seconds before the fixer's process group is killed (default 600).
+    #[serde(default = "ten_minutes")]
+    pub timeout_secs: f64,
+}
+
+fn ten_minutes() -> f64 {
+    600.0
+}
+
+/// A command line: an argv list, or one string for `sh -c`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandLine {
+    Argv(Vec<String>),
+    Shell(String),
+}
+
+impl CommandLine {
+    /// The command as one line, for names and messages.
+    pub fn display(&self) -> String {
+        match self {
+            CommandLine::Argv(argv) => argv.join(" "),
+            CommandLine::Shell(s) => s.clone(),
+        }
+    }
+}
+
+impl Serialize for CommandLine {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            CommandLine::Argv(argv) => argv.serialize(s),
+            CommandLine::Shell(line) => line.serialize(s),
+        }
+    }
+}
+
+// A visitor rather than `#[serde(untagged)]`, whose errors do not say what was expected.
+impl<'de> Deserialize<'de> for CommandLine {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = CommandLine;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of strings (program and arguments) or a string (run by sh -c)")
+            }
+            fn visit_str<E: serde::de::Error>(
+                self,
+                v: &str,
+            ) -> std::result::Result<Self::Value, E> {
+                Ok(CommandLine::Shell(v.to_owned()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                let mut argv = Vec::new();
+                while let Some(arg) = seq.next_element::<String>()? {
+                    argv.push(arg);
+                }
+                Ok(CommandLine::Argv(argv))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+impl JsonSchema for CommandLine {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "CommandLine".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A list of strings (program and arguments, run as is) or a string (run by `sh -c`).",
+            "oneOf": [
+                {"type": "array", "items": {"type": "string"}, "minItems": 1},
+                {"type": "string", "minLength": 1}
+            ]
+        })
+    }
+}
+
+/// The bars a run must meet. Absent keys take the strict defaults: no false pass, full recall, no
+/// false alarm, no error, no round count off.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Thresholds {
+    #[serde(default)]
+    pub max_false_pass_rate: f64,
+    #[serde(default = "full")]
+    pub min_recall: f64,
+    #[serde(default)]
+    pub max_false_alarms: u64,
+    /// Errors and timeouts together.
+    #[serde(default)]
+    pub max_errors: u64,
+    /// Trials whose convergence round differs from the fixture's expectation.
+    #[serde(default)]
+    pub max_rounds_off: u64,
+    /// Fixtures whose trials disagree (a good outcome in some trials, not all): a detection that
+    /// holds only sometimes is not a detection.
+    #[serde(default)]
+    pub max_flaky: u64,
+    /// Optional minimum recall per category: a category name, or `"*"` for every category not
+    /// named. Each category below its bar is a broken threshold of its own (exit 2).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub min_category_recall: BTreeMap<String, f64>,
+    /// A committed results file, relative to this scenario, that the run must not regress
+    /// against (the ratchet): any fixture that newly passes falsely, is newly missed, newly
+    /// alarms or newly errors breaks the run (exit 2), even while the absolute bars hold. Only
+    /// fixture ids and outcomes are compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+}
+
+fn full() -> f64 {
+    1.0
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            max_false_pass_rate: 0.0,
+            min_recall: 1.0,
+            max_false_alarms: 0,
+            max_errors: 0,
+            max_rounds_off: 0,
+            max_flaky: 0,
+            min_category_recall: BTreeMap::new(),
+            baseline: None,
+        }
+    }
+}
+
+/// A loaded scenario and where it came from.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub file: PathBuf,
+    pub spec: ScenarioFile,
+}
+
+impl Scenario {
+    pub fn load(path: &Path) -> Result<Scenario> {
+        let parsed = yaml::load::<ScenarioFile>(path)?;
+        let spec = parsed.value;
+        let at = |key: &str, value: &str, message: String| {
+            Error::invalid_at(path, yaml::locate(&parsed.text, key, value), message)
+        };
+        if spec.trials == 0 {
+            return Err(at("trials", "0", "`trials` must be 1 or more".into()));
+        }
+        if spec.max_rounds == 0 {
+            return Err(at(
+                "max_rounds",
+                "0",
+                "`max_rounds` must be 1 or more".into(),
+            ));
+        }
+        for (key, value) in [
+            ("max_false_pass_rate", spec.thresholds.max_false_pass_rate),
+            ("min_recall", spec.thresholds.min_recall),
+        ] {
+            if !(0.0..=1.0).contains(&value) {
+                return Err(at(key, key, format!("`{key}` must be between 0 and 1")));
+            }
+        }
+        if let PipelineSpec::Command(command) = &spec.pipeline {
+            check_command(command).map_err(|(key, value, message)| at(key, &value, message))?;
+        }
+        for (category, value) in &spec.thresholds.min_category_recall {
+            if !(0.0..=1.0).contains(value) {
+                return Err(at(
+                    category,
+                    category,
+                    format!("`min_category_recall.{category}` must be between 0 and 1"),
+                ));
+            }
+        }
+        for glob in spec.fixtures.include.iter().chain(&spec.fixtures.exclude) {
+            Glob::new(glob)
+                .map_err(|e| at("include", glob, format!("invalid glob `{glob}`: {e}")))?;
+        }
+        Ok(Scenario {
+            file: path.to_path_buf(),
+            spec,
+        })
+    }
+
+    /// The folder the scenario file is in: relative paths in it are relative to this.
+    pub fn dir(&self) -> PathBuf {
+        match self.file.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    }
+
+    /// The fixtures folder this scenario names.
+    pub fn fixtures_dir(&self) -> PathBuf {
+        let base = self.file.parent().unwrap_or(Path::new("."));
+        base.join(self.spec.fixtures_dir.as_deref().unwrap_or("../fixtures"))
+    }
+}
+
+/// What a schema cannot say about a command pipeline: (key, value to locate, message).
+fn check_command(c: &CommandSpec) -> std::result::Result<(), (&'static str, String, String)> {
+    let mut lines = vec![("command", &c.command, c.timeout_secs)];
+    if let Some(f) = &c.fixer {
+        lines.push(("fixer", &f.command, f.timeout_secs));
+    }
+    for (key, line, timeout) in lines {
+        let empty = match line {
+            CommandLine::Argv(argv) => argv.first().is_none_or(|p| p.is_empty()),
+            CommandLine::Shell(s) => s.trim().is_empty(),
+        };
+        if empty {
+            return Err((key, key.into(), format!("`{key}` names no program")));
+        }
+        if !(timeout.is_finite() && timeout > 0.0) {
+            return Err((
+                "timeout_secs",
+                "timeout_secs".into(),
+                "`timeout_secs` must be a number of seconds above 0".into(),
+            ));
+        }
+    }
+    for name in c.env.keys().chain(&c.env_allowlist) {
+        if name.starts_with("GATEBENCH_") {
+            return Err((
+                "env",
+                name.clone(),
+                format!("`{name}`: names starting with GATEBENCH_ are set by gatebench"),
+            ));
+        }
+        if name.is_empty() || name.contains('=') || name.contains('\0') {
+            return Err((
+                "env",
+                name.clone(),
+                format!("`{name}` is not a variable name"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn globset(globs: &[String]) -> Result<GlobSet> {
+    let mut builder = GlobSetBuilder::new();
+    for g in globs {
+        builder.add(
+            Glob::new(g)
+                .map_err(|e| Error::invalid("--filter", format!("invalid glob `{g}`: {e}")))?,
+        );
+    }
+    builder
+        .build()
+        .map_err(|e| Error::invalid("--filter", e.to_string()))
+}
+
+/// The fixtures a selection (and optional extra id filters, all of which must match) picks from
+/// the corpus, plus the golden of each picked omission fixture. Sorted by id.
+pub fn select<'c>(
+    corpus: &'c Corpus,
+    selection: &Selection,
+    filters: &[String],
+) -> Result<Vec<&'c Fixture>> {
+    let include = globset(&selection.include)?;
+    let exclude = globset(&selection.exclude)?;
+    let filter = globset(filters)?;
+    let picked = |f: &Fixture| {
+        include.is_match(&f.id)
+            && !exclude.is_match(&f.id)
+            && (selection.tags.is_empty() || f.tags.iter().any(|t| selection.tags.contains(t)))
+            && (selection.categories.is_empty() || selection.categories.contains(&f.category))
+            && (filters.is_empty() || filter.is_match(&f.id))
+    };
+    let mut ids: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+    for f in corpus.fixtures.iter().filter(|f| picked(f)) {
+        ids.insert(&f.id);
+        if let Some(golden) = &f.golden {
+            ids.insert(golden);
+        }
+    }
+    Ok(ids.into_iter().filter_map(|id| corpus.get(id)).collect())
+}

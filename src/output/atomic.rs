@@ -1,0 +1,36 @@
+//! Files written atomically: a temporary file in the same folder, then a rename, so that a reader
+//! never sees half a file.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+
+/// Writes `value` as pretty JSON to `path` atomically: a temporary file in the same folder, then a
+/// rename, so that a reader never sees half a file.
+pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+    let mut text = serde_json::to_string_pretty(value)
+        .map_err(|e| Error::Internal(format!("serializing {}: {e}", path.display())))?;
+    text.push('\n');
+    write_atomic(path, text.as_bytes())
+}
+
+/// Writes `bytes` to `path` atomically.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .map_err(|e| Error::io("create a temporary file in", dir, e))?;
+    std::io::Write::write_all(&mut tmp, bytes)
+        .map_err(|e| Error::io("write", tmp.path().to_path_buf(), e))?;
+    // Temporary files are created 0600; reports are artifacts others read (CI uploads, reviewers).
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
+            .map_err(|e| Error::io("set permissions of", tmp.path().to_path_buf(), e))?;
+    }
+    tmp.persist(path)
+        .map_err(|e| Error::io("rename into", path, e.error))?;
+    Ok(())
+}

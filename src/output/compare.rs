@@ -1,0 +1,469 @@
+//! Comparing two runs (`gatebench compare BASE NEW`): which fixtures newly pass falsely, are newly
+//! missed, newly alarm or were fixed; metric deltas with intervals; convergence and cost deltas.
+//! The ratchet (`ratchet.rs`) judges a run with the same fixture comparison.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+
+use crate::output::results::RunResults;
+use crate::score::changes::{fixture_changes, ChangeKind, FixtureChange};
+use crate::score::cost::{CostTotal, Sum};
+use crate::score::metrics::Metrics;
+use crate::score::outcome::Outcome;
+use crate::score::rate::{difference_interval, Rate};
+
+/// One rate in both runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RateDelta {
+    pub name: String,
+    pub base: Option<Rate>,
+    pub new: Option<Rate>,
+}
+
+impl RateDelta {
+    fn difference(&self) -> Option<(f64, f64, f64)> {
+        difference_interval(self.base.as_ref()?, self.new.as_ref()?)
+    }
+}
+
+/// Convergence of a run: trials by the round they first passed, and the mean of that round.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ConvergenceSummary {
+    /// Trials by first-PASS round (`"never"` for none), among trials that state an expectation.
+    pub rounds: BTreeMap<String, u64>,
+    pub rounds_off: u64,
+    /// Mean first-PASS round over trials that converged.
+    pub mean_round: Option<f64>,
+    /// Pipeline rounds run in all, the work convergence costs.
+    pub rounds_run: u64,
+}
+
+impl ConvergenceSummary {
+    pub fn of(results: &RunResults) -> ConvergenceSummary {
+        let m = &results.metrics.overall;
+        let converged: Vec<u32> = results
+            .trials
+            .iter()
+            .filter_map(|t| t.convergence.as_ref().and_then(|c| c.actual))
+            .collect();
+        ConvergenceSummary {
+            rounds: m.rounds.clone(),
+            rounds_off: m.rounds_off,
+            mean_round: (!converged.is_empty()).then(|| {
+                converged.iter().map(|r| f64::from(*r)).sum::<f64>() / converged.len() as f64
+            }),
+            rounds_run: results.trials.iter().map(|t| t.rounds.len() as u64).sum(),
+        }
+    }
+}
+
+/// Two runs compared.
+#[derive(Debug, Clone)]
+pub struct Comparison {
+    pub base_label: String,
+    pub new_label: String,
+    pub base_run: String,
+    pub new_run: String,
+    /// Scenario and pipeline of each run, when they differ (`None` when the same).
+    pub setup_differs: Option<(String, String)>,
+    pub changes: Vec<FixtureChange>,
+    pub overall: Vec<RateDelta>,
+    /// Per category, only the rates that differ.
+    pub per_category: Vec<(String, Vec<RateDelta>)>,
+    pub counts: Vec<(String, u64, u64)>,
+    pub convergence: (ConvergenceSummary, ConvergenceSummary),
+    /// Cost of every round and fixer run (`cost.rs`); unknown where not reported.
+    pub cost: (CostTotal, CostTotal),
+    /// Run wall time and the sum of trial times, in ms.
+    pub time: ((u64, u64), (u64, u64)),
+}
+
+impl Comparison {
+    pub fn regressions(&self) -> impl Iterator<Item = &FixtureChange> {
+        self.changes.iter().filter(|c| c.kind.is_regression())
+    }
+}
+
+fn rates(m: &Metrics) -> [(&'static str, Option<Rate>); 3] {
+    [
+        ("false-pass rate", m.false_pass_rate),
+        ("recall", m.recall),
+        ("false-alarm rate", m.false_alarm_rate),
+    ]
+}
+
+fn rate_deltas(base: Option<&Metrics>, new: Option<&Metrics>) -> Vec<RateDelta> {
+    let empty = Metrics::default();
+    let (b, n) = (rates(base.unwrap_or(&empty)), rates(new.unwrap_or(&empty)));
+    b.into_iter()
+        .zip(n)
+        .map(|((name, base), (_, new))| RateDelta {
+            name: name.into(),
+            base,
+            new,
+        })
+        .collect()
+}
+
+/// Compares `new` against `base`; the labels name them in the output (their paths).
+pub fn compare(
+    base: &RunResults,
+    new: &RunResults,
+    base_label: &str,
+    new_label: &str,
+) -> Comparison {
+    let setup = |r: &RunResults| format!("scenario {}, pipeline {}", r.scenario.name, r.pipeline);
+    let (bm, nm) = (&base.metrics, &new.metrics);
+    let categories: BTreeSet<&String> = bm
+        .per_category
+        .keys()
+        .chain(nm.per_category.keys())
+        .collect();
+    let per_category = categories
+        .into_iter()
+        .filter_map(|c| {
+            let deltas: Vec<RateDelta> =
+                rate_deltas(bm.per_category.get(c), nm.per_category.get(c))
+                    .into_iter()
+                    .filter(|d| d.base.and_then(|r| r.value) != d.new.and_then(|r| r.value))
+                    .collect();
+            (!deltas.is_empty()).then(|| (c.clone(), deltas))
+        })
+        .collect();
+    let (bo, no) = (&bm.overall, &nm.overall);
+    Comparison {
+        base_label: base_label.to_owned(),
+        new_label: new_label.to_owned(),
+        base_run: base.run_id.clone(),
+        new_run: new.run_id.clone(),
+        setup_differs: (setup(base) != setup(new)).then(|| (setup(base), setup(new))),
+        changes: fixture_changes(&base.trials, &new.trials),
+        overall: rate_deltas(Some(bo), Some(no)),
+        per_category,
+        counts: vec![
+            ("fixtures".into(), bo.fixtures, no.fixtures),
+            ("trials".into(), bo.trials, no.trials),
+            (
+                "false passes".into(),
+                bo.count(Outcome::FalsePass),
+                no.count(Outcome::FalsePass),
+            ),
+            (
+                "false alarms".into(),
+                bo.count(Outcome::FalseAlarm),
+                no.count(Outcome::FalseAlarm),
+            ),
+            (
+                "wrong reason".into(),
+                bo.count(Outcome::WrongReason),
+                no.count(Outcome::WrongReason),
+            ),
+            ("errors and timeouts".into(), bo.errors, no.errors),
+            (
+                "rounds off expectation".into(),
+                bo.rounds_off,
+                no.rounds_off,
+            ),
+        ],
+        convergence: (ConvergenceSummary::of(base), ConvergenceSummary::of(new)),
+        cost: (bo.cost.clone(), no.cost.clone()),
+        time: (
+            (base.duration_ms, bo.total_ms),
+            (new.duration_ms, no.total_ms),
+        ),
+    }
+}
+
+fn show_rate(r: &Option<Rate>) -> String {
+    match r {
+        Some(Rate {
+            value: Some(v),
+            low,
+            high,
+            numerator,
+            denominator,
+        }) => format!("{v:.3} [{low:.2}, {high:.2}] ({numerator}/{denominator})"),
+        _ => "n/a".into(),
+    }
+}
+
+fn show_difference(d: &RateDelta) -> String {
+    match d.difference() {
+        Some((v, low, high)) => format!("{v:+.3} [{low:+.2}, {high:+.2}]"),
+        None => "n/a".into(),
+    }
+}
+
+fn signed(base: i128, new: i128) -> String {
+    format!("{:+}", new - base)
+}
+
+fn show_sum<T: std::fmt::Display>(s: &Sum<T>, show: impl Fn(&T) -> String) -> String {
+    if s.known == 0 {
+        "unknown".into()
+    } else if s.unknown > 0 {
+        format!(
+            "at least {} ({} of {} runs reported it)",
+            show(&s.total),
+            s.known,
+            s.known + s.unknown
+        )
+    } else {
+        show(&s.total)
+    }
+}
+
+/// The delta of a summed quantity: unknown unless both runs reported it everywhere.
+fn sum_delta(base: &Sum<f64>, new: &Sum<f64>, show: impl Fn(f64) -> String) -> String {
+    if base.known == 0 || new.known == 0 || base.unknown > 0 || new.unknown > 0 {
+        "unknown".into()
+    } else {
+        show(new.total - base.total)
+    }
+}
+
+fn as_f64(s: &Sum<u64>) -> Sum<f64> {
+    Sum {
+        total: s.total as f64,
+        known: s.known,
+        unknown: s.unknown,
+    }
+}
+
+fn show_dist(c: &ConvergenceSummary) -> String {
+    if c.rounds.is_empty() {
+        return "-".into();
+    }
+    c.rounds
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn show_mean(m: Option<f64>) -> String {
+    m.map_or("n/a".into(), |v| format!("{v:.2}"))
+}
+
+/// The rows every format shows, in order: (section, rows of [what, base, new, delta]).
+fn tables(c: &Comparison) -> Vec<(String, Vec<[String; 4]>)> {
+    let mut out = Vec::new();
+    let rate_rows = |deltas: &[RateDelta]| {
+        deltas
+            .iter()
+            .map(|d| {
+                [
+                    d.name.clone(),
+                    show_rate(&d.base),
+                    show_rate(&d.new),
+                    show_difference(d),
+                ]
+            })
+            .collect::<Vec<_>>()
+    };
+    out.push(("Metrics (95% intervals)".to_owned(), rate_rows(&c.overall)));
+    for (category, deltas) in &c.per_category {
+        out.push((format!("Category {category}"), rate_rows(deltas)));
+    }
+    out.push((
+        "Counts".to_owned(),
+        c.counts
+            .iter()
+            .map(|(name, b, n)| {
+                [
+                    name.clone(),
+                    b.to_string(),
+                    n.to_string(),
+                    signed(i128::from(*b), i128::from(*n)),
+                ]
+            })
+            .collect(),
+    ));
+    let (cb, cn) = &c.convergence;
+    let mean_delta = match (cb.mean_round, cn.mean_round) {
+        (Some(b), Some(n)) => format!("{:+.2}", n - b),
+        _ => "n/a".into(),
+    };
+    out.push((
+        "Convergence".to_owned(),
+        vec![
+            [
+                "first PASS at round".into(),
+                show_dist(cb),
+                show_dist(cn),
+                String::new(),
+            ],
+            [
+                "mean first-PASS round".into(),
+                show_mean(cb.mean_round),
+                show_mean(cn.mean_round),
+                mean_delta,
+            ],
+            [
+                "pipeline rounds run".into(),
+                cb.rounds_run.to_string(),
+                cn.rounds_run.to_string(),
+                signed(i128::from(cb.rounds_run), i128::from(cn.rounds_run)),
+            ],
+        ],
+    ));
+    let (kb, kn) = &c.cost;
+    let int = |v: &u64| v.to_string();
+    let usd = |v: &f64| format!("${v:.4}");
+    let mut cost_rows: Vec<[String; 4]> = vec![
+        [
+            "tokens in".into(),
+            show_sum(&kb.tokens_in, int),
+            show_sum(&kn.tokens_in, int),
+            sum_delta(&as_f64(&kb.tokens_in), &as_f64(&kn.tokens_in), |d| {
+                format!("{d:+}")
+            }),
+        ],
+        [
+            "tokens out".into(),
+            show_sum(&kb.tokens_out, int),
+            show_sum(&kn.tokens_out, int),
+            sum_delta(&as_f64(&kb.tokens_out), &as_f64(&kn.tokens_out), |d| {
+                format!("{d:+}")
+            }),
+        ],
+        [
+            "money".into(),
+            show_sum(&kb.usd, usd),
+            show_sum(&kn.usd, usd),
+            sum_delta(&kb.usd, &kn.usd, |d| format!("{d:+.4}")),
+        ],
+    ];
+    let ((wb, tb), (wn, tn)) = c.time;
+    let secs = |ms: u64| format!("{:.2}s", ms as f64 / 1000.0);
+    let secs_delta = |b: u64, n: u64| format!("{:+.2}s", (n as f64 - b as f64) / 1000.0);
+    cost_rows.push([
+        "run wall time".into(),
+        secs(wb),
+        secs(wn),
+        secs_delta(wb, wn),
+    ]);
+    cost_rows.push([
+        "trial time, summed".into(),
+        secs(tb),
+        secs(tn),
+        secs_delta(tb, tn),
+    ]);
+    out.push(("Cost".to_owned(), cost_rows));
+    out
+}
+
+const CHANGE_ORDER: [ChangeKind; 8] = [
+    ChangeKind::NewFalsePass,
+    ChangeKind::NewlyAlarmed,
+    ChangeKind::NewlyMissed,
+    ChangeKind::NewlyErroring,
+    ChangeKind::Fixed,
+    ChangeKind::Changed,
+    ChangeKind::Added,
+    ChangeKind::Removed,
+];
+
+fn verdict_line(c: &Comparison) -> String {
+    let n = c.regressions().count();
+    if n == 0 {
+        "no fixture regressed".to_owned()
+    } else {
+        format!("{n} fixture(s) regressed")
+    }
+}
+
+/// The comparison for a terminal.
+pub fn text(c: &Comparison) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "base: {} ({})", c.base_label, c.base_run);
+    let _ = writeln!(out, "new:  {} ({})", c.new_label, c.new_run);
+    if let Some((b, n)) = &c.setup_differs {
+        let _ = writeln!(out, "note: the runs differ: base {b}; new {n}");
+    }
+    let _ = writeln!(out, "\n{}", verdict_line(c).to_uppercase());
+    for kind in CHANGE_ORDER {
+        let list: Vec<&FixtureChange> = c.changes.iter().filter(|x| x.kind == kind).collect();
+        if list.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{} ({})", kind.as_str().to_uppercase(), list.len());
+        for x in list {
+            let _ = writeln!(
+                out,
+                "  {} [{}]: {} -> {}",
+                x.fixture, x.category, x.base, x.new
+            );
+        }
+    }
+    for (title, rows) in tables(c) {
+        let _ = writeln!(out, "\n{title}");
+        let head = ["", "base", "new", "delta"].map(str::to_owned);
+        let all: Vec<&[String; 4]> = std::iter::once(&head).chain(rows.iter()).collect();
+        let widths: Vec<usize> = (0..4)
+            .map(|i| all.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+            .collect();
+        for r in all {
+            let line = format!(
+                "  {:<w0$}  {:<w1$}  {:<w2$}  {}",
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                w0 = widths[0],
+                w1 = widths[1],
+                w2 = widths[2]
+            );
+            let _ = writeln!(out, "{}", line.trim_end());
+        }
+    }
+    out
+}
+
+/// The comparison as Markdown (for a pull request comment or a step summary).
+pub fn markdown(c: &Comparison) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# gatebench compare: {}\n", verdict_line(c));
+    let _ = writeln!(
+        out,
+        "Base `{}` ({}), new `{}` ({}).\n",
+        c.base_label, c.base_run, c.new_label, c.new_run
+    );
+    if let Some((b, n)) = &c.setup_differs {
+        let _ = writeln!(out, "> The runs differ: base {b}; new {n}.\n");
+    }
+    if c.changes.is_empty() {
+        let _ = writeln!(out, "No fixture changed outcome.\n");
+    } else {
+        let _ = writeln!(
+            out,
+            "## Fixtures that changed\n\n| change | fixture | category | base | new |\n|---|---|---|---|---|"
+        );
+        for kind in CHANGE_ORDER {
+            for x in c.changes.iter().filter(|x| x.kind == kind) {
+                let mark = if kind.is_regression() { "**" } else { "" };
+                let _ = writeln!(
+                    out,
+                    "| {mark}{}{mark} | `{}` | {} | {} | {} |",
+                    kind.as_str(),
+                    x.fixture,
+                    x.category,
+                    x.base,
+                    x.new
+                );
+            }
+        }
+        out.push('\n');
+    }
+    for (title, rows) in tables(c) {
+        let _ = writeln!(
+            out,
+            "## {title}\n\n|  | base | new | delta |\n|---|---|---|---|"
+        );
+        for r in rows {
+            let _ = writeln!(out, "| {} | {} | {} | {} |", r[0], r[1], r[2], r[3]);
+        }
+        out.push('\n');
+    }
+    out
+}

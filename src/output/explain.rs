@@ -1,0 +1,287 @@
+//! `gatebench explain FIXTURE`: what a fixture plants (the diff between its golden's composed
+//! trees and its own, layer by layer, and what each scripted fix changes), what a correct gate
+//! must report, and what the last run's pipeline reported for it.
+
+use std::fmt::Write;
+
+use similar::TextDiff;
+
+use crate::corpus::fixture::ExpectedRounds;
+use crate::corpus::{Corpus, Files, Fixture};
+use crate::error::{Error, Result};
+use crate::output::reported;
+use crate::output::results::RunResults;
+use crate::score::outcome;
+
+/// Lines of context around each change in the diffs.
+const CONTEXT: usize = 2;
+
+fn text_of(bytes: &[u8]) -> Option<&str> {
+    std::str::from_utf8(bytes).ok()
+}
+
+/// A unified diff of every file that differs between two trees, `--- a/PATH` / `+++ b/PATH`.
+pub fn diff_trees(from: &Files, to: &Files) -> String {
+    let mut out = String::new();
+    let paths: std::collections::BTreeSet<&String> = from.keys().chain(to.keys()).collect();
+    for path in paths {
+        let (a, b) = (from.get(path), to.get(path));
+        if a == b {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "--- {}\n+++ {}",
+            a.map_or("/dev/null".to_owned(), |_| format!("a/{path}")),
+            b.map_or("/dev/null".to_owned(), |_| format!("b/{path}"))
+        );
+        let (ta, tb) = (
+            a.map_or(Some(""), |x| text_of(x)),
+            b.map_or(Some(""), |x| text_of(x)),
+        );
+        match (ta, tb) {
+            (Some(ta), Some(tb)) => {
+                let diff = TextDiff::from_lines(ta, tb);
+                let body = diff.unified_diff().context_radius(CONTEXT).to_string();
+                out.push_str(&body);
+                if !body.ends_with('\n') && !body.is_empty() {
+                    out.push('\n');
+                }
+            }
+            _ => {
+                let _ = writeln!(
+                    out,
+                    "binary file: {} -> {} bytes",
+                    a.map_or(0, Vec::len),
+                    b.map_or(0, Vec::len)
+                );
+            }
+        }
+    }
+    out
+}
+
+fn layers(f: &Fixture) -> Vec<(&'static str, Option<&Files>)> {
+    vec![
+        ("base (main)", Some(&f.states.base)),
+        ("head (the feature branch, HEAD)", Some(&f.states.head)),
+        ("staged (index)", f.states.staged.as_ref()),
+        ("unstaged (work tree)", f.states.unstaged.as_ref()),
+    ]
+}
+
+/// The tree the gate sees first: the work tree after every layer.
+fn final_tree(f: &Fixture) -> &Files {
+    f.states
+        .unstaged
+        .as_ref()
+        .or(f.states.staged.as_ref())
+        .unwrap_or(&f.states.head)
+}
+
+fn indent(text: &str, by: &str) -> String {
+    text.lines().map(|l| format!("{by}{l}\n")).collect()
+}
+
+/// The explanation of one fixture, with the last run's trials of it when `last` is given.
+pub fn explain(corpus: &Corpus, id: &str, last: Option<(&str, &RunResults)>) -> Result<String> {
+    let fixture = corpus.get(id).ok_or_else(|| {
+        let close: Vec<&str> = corpus
+            .fixtures
+            .iter()
+            .map(|f| f.id.as_str())
+            .filter(|f| f.contains(id) || id.contains(*f))
+            .take(5)
+            .collect();
+        let hint = if close.is_empty() {
+            String::new()
+        } else {
+            format!(" (did you mean {}?)", close.join(", "))
+        };
+        Error::invalid(
+            corpus_dir(corpus),
+            format!("no fixture with id `{id}`{hint}"),
+        )
+    })?;
+    let mut out = String::new();
+    let _ = writeln!(out, "{} ({})", fixture.id, fixture.category);
+    let _ = writeln!(out, "  {}", fixture.description);
+    let _ = writeln!(out, "  file: {}", fixture.file.display());
+    if !fixture.tags.is_empty() {
+        let _ = writeln!(out, "  tags: {}", fixture.tags.join(", "));
+    }
+
+    let _ = writeln!(out, "\nWHAT IT PLANTS");
+    match fixture.golden.as_deref().and_then(|g| corpus.get(g)) {
+        Some(golden) => {
+            let _ = writeln!(
+                out,
+                "  planted in the golden `{}`; the diff from its trees, layer by layer:",
+                golden.id
+            );
+            for ((name, g), (_, f)) in layers(golden).into_iter().zip(layers(fixture)) {
+                let empty = Files::new();
+                let (g, f) = match (g, f) {
+                    (None, None) => continue,
+                    (g, f) => (g.unwrap_or(&empty), f.unwrap_or(&empty)),
+                };
+                let diff = diff_trees(g, f);
+                if diff.is_empty() {
+                    let _ = writeln!(out, "\n  {name}: unchanged");
+                } else {
+                    let _ = writeln!(out, "\n  {name}:");
+                    out.push_str(&indent(&diff, "    "));
+                }
+            }
+            if fixture.worktree != golden.worktree {
+                let _ = writeln!(
+                    out,
+                    "\n  HEAD is checked out in a linked worktree: {}",
+                    fixture.worktree
+                );
+            }
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "  nothing: a golden (control) is a clean project; a correct gate passes it.\n  its trees: base {} files, head {} files",
+                fixture.states.base.len(),
+                fixture.states.head.len()
+            );
+        }
+    }
+    let mut before = final_tree(fixture);
+    for (n, fix) in fixture.fixes.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "\n  scripted fix {} (committed after round {} when it did not pass):",
+            n + 1,
+            fix.after_round
+        );
+        out.push_str(&indent(&diff_trees(before, &fix.files), "    "));
+        before = &fix.files;
+    }
+
+    let _ = writeln!(out, "\nWHAT A CORRECT GATE MUST REPORT");
+    let _ = writeln!(out, "  verdict: {}", fixture.expect.verdict.as_str());
+    let expected: Vec<_> = fixture
+        .expect
+        .findings
+        .iter()
+        .map(|m| m.spec.clone())
+        .collect();
+    for line in reported::expected_lines(&expected) {
+        let _ = writeln!(out, "  finding {line}");
+    }
+    match fixture.expect.rounds {
+        Some(ExpectedRounds::After(n)) => {
+            let _ = writeln!(out, "  converges: PASS at round {n}");
+        }
+        Some(ExpectedRounds::Never) => {
+            let _ = writeln!(out, "  converges: never (within the scenario's rounds)");
+        }
+        None => {}
+    }
+
+    let _ = writeln!(out, "\nWHAT THE LAST RUN REPORTED");
+    let Some((label, results)) = last else {
+        let _ = writeln!(out, "  no run found (run `gatebench run` first)");
+        return Ok(out);
+    };
+    let _ = writeln!(
+        out,
+        "  run {} ({label}), pipeline {}",
+        results.run_id, results.pipeline
+    );
+    let trials: Vec<_> = results.trials.iter().filter(|t| t.fixture == id).collect();
+    if trials.is_empty() {
+        let _ = writeln!(out, "  this fixture was not in that run");
+    }
+    for t in trials {
+        let _ = writeln!(
+            out,
+            "\n  trial {}: {} ({})",
+            t.trial,
+            t.outcome.as_str(),
+            t.reason
+        );
+        if let Some(r) = reported::round_one(t) {
+            match r.verdict {
+                Some(v) => {
+                    let _ = writeln!(
+                        out,
+                        "    round 1: {} with {} finding(s)",
+                        v.as_str(),
+                        r.findings.len()
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "    round 1: no usable answer: {}",
+                        r.error.as_deref().unwrap_or("-")
+                    );
+                }
+            }
+            for f in &r.findings {
+                let _ = writeln!(out, "      {}", f.line());
+            }
+        }
+        for m in t.matchers.iter().filter(|m| m.matched_finding.is_none()) {
+            let _ = writeln!(
+                out,
+                "    expected but not reported: {}",
+                outcome::describe(&m.matcher)
+            );
+        }
+        for round in t.rounds.iter().skip(1) {
+            let _ = writeln!(
+                out,
+                "    round {}: {}",
+                round.round,
+                round.verdict.map_or("no usable answer", |v| v.as_str())
+            );
+        }
+        if let Some(c) = &t.convergence {
+            let show = |r: Option<u32>| r.map_or("never".to_owned(), |r| format!("round {r}"));
+            let _ = writeln!(
+                out,
+                "    converged: {} (expected {})",
+                show(c.actual),
+                show(c.expected)
+            );
+        }
+    }
+    Ok(out)
+}
+
+fn corpus_dir(corpus: &Corpus) -> std::path::PathBuf {
+    corpus
+        .fixtures
+        .first()
+        .and_then(|f| f.file.parent().and_then(|p| p.parent()))
+        .map_or_else(|| "fixtures".into(), |p| p.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(entries: &[(&str, &str)]) -> Files {
+        entries
+            .iter()
+            .map(|(p, c)| (p.to_string(), c.as_bytes().to_vec()))
+            .collect()
+    }
+
+    #[test]
+    fn a_tree_diff_shows_added_deleted_and_changed_files() {
+        let a = files(&[("keep", "same\n"), ("gone", "x\n"), ("edit", "one\ntwo\n")]);
+        let b = files(&[("keep", "same\n"), ("new", "y\n"), ("edit", "one\n2\n")]);
+        let diff = diff_trees(&a, &b);
+        assert!(diff.contains("--- a/gone\n+++ /dev/null\n"), "{diff}");
+        assert!(diff.contains("--- /dev/null\n+++ b/new\n"), "{diff}");
+        assert!(diff.contains("-two\n+2\n"), "{diff}");
+        assert!(!diff.contains("keep"), "{diff}");
+    }
+}

@@ -1,0 +1,367 @@
+//! `report.html`: one self-contained file a person opens. Rendered with minijinja from
+//! `templates/report.html`, with Chart.js (vendored under `assets/chart.js/`) inlined, so it works
+//! offline: headline figures, per-category recall and false-pass rate with their Wilson
+//! intervals, convergence rounds, a fixture table filterable by outcome, and for each failing
+//! trial what was planted and what the pipeline said.
+
+use std::collections::BTreeMap;
+
+use minijinja::value::Serde;
+use minijinja::{Environment, Value};
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::output::reported::{self, RoundOne};
+use crate::output::results::{FixtureInfo, RunResults};
+use crate::score::metrics::{Metrics, ThresholdResult};
+use crate::score::outcome::{ConvergenceStatus, Outcome};
+use crate::score::rate::Rate;
+use crate::score::record::TrialRecord;
+
+const TEMPLATE: &str = include_str!("../../templates/report.html");
+/// Chart.js, minified, exactly as published on npm (`assets/chart.js/README.md`).
+const CHART_JS: &str = include_str!("../../assets/chart.js/chart.umd.min.js");
+
+#[derive(Serialize)]
+struct Context<'a> {
+    scenario: &'a str,
+    pipeline: &'a str,
+    run_id: &'a str,
+    started_at: &'a str,
+    duration: String,
+    gatebench_version: &'a str,
+    fixture_count: u64,
+    trial_count: u64,
+    trials_per_fixture: u32,
+    exit_code: i32,
+    shard: Option<String>,
+    merged_from: &'a [String],
+    all_met: bool,
+    figures: Vec<Figure>,
+    thresholds: Vec<&'a ThresholdResult>,
+    ratchet: Option<&'a crate::score::ratchet::RatchetResult>,
+    outcome_counts: Vec<OutcomeCount>,
+    rows: Vec<Row>,
+    failing: Vec<Failing>,
+    chart_data: ChartData,
+}
+
+#[derive(Serialize)]
+struct Figure {
+    label: &'static str,
+    value: String,
+    detail: String,
+    bad: bool,
+}
+
+#[derive(Serialize)]
+struct Row {
+    fixture: String,
+    category: String,
+    golden: bool,
+    trial: u32,
+    outcome: &'static str,
+    good: bool,
+    reason: String,
+    rounds: String,
+    duration_ms: u64,
+    /// The anchor of its failing-trial details, when it failed.
+    detail: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Failing {
+    anchor: String,
+    fixture: String,
+    trial: u32,
+    category: String,
+    outcome: &'static str,
+    reason: String,
+    description: String,
+    golden: Option<String>,
+    expected_verdict: String,
+    expected: Vec<String>,
+    round_one: Option<RoundOne>,
+    later_rounds: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct OutcomeCount {
+    outcome: &'static str,
+    count: u64,
+    good: bool,
+}
+
+/// A rate as the charts take it: value and interval, `null` when nothing was measured.
+#[derive(Serialize)]
+struct ChartRate {
+    value: f64,
+    low: f64,
+    high: f64,
+    of: String,
+}
+
+fn chart_rate(r: &Option<Rate>) -> Option<ChartRate> {
+    let r = (*r)?;
+    Some(ChartRate {
+        value: r.value?,
+        low: r.low,
+        high: r.high,
+        of: format!("{}/{}", r.numerator, r.denominator),
+    })
+}
+
+#[derive(Serialize)]
+struct ChartData {
+    categories: Vec<String>,
+    recall: Vec<Option<ChartRate>>,
+    false_pass_rate: Vec<Option<ChartRate>>,
+    /// First-PASS round buckets (`1`, `2`, ..., `never`) and trial counts in each.
+    rounds: Vec<String>,
+    as_expected: Vec<u64>,
+    off_expectation: Vec<u64>,
+}
+
+fn show_rate(r: &Option<Rate>) -> (String, String) {
+    match r {
+        Some(Rate {
+            value: Some(v),
+            low,
+            high,
+            numerator,
+            denominator,
+        }) => (
+            format!("{v:.3}"),
+            format!("95% CI [{low:.2}, {high:.2}], {numerator}/{denominator} trials"),
+        ),
+        _ => ("n/a".into(), "nothing measured".into()),
+    }
+}
+
+fn figures(m: &Metrics, thresholds: &[ThresholdResult]) -> Vec<Figure> {
+    let broken = |name: &str| thresholds.iter().any(|t| t.name == name && !t.met);
+    let (fpr, fpr_detail) = show_rate(&m.false_pass_rate);
+    let (recall, recall_detail) = show_rate(&m.recall);
+    let (far, far_detail) = show_rate(&m.false_alarm_rate);
+    vec![
+        Figure {
+            label: "false-pass rate",
+            value: fpr,
+            detail: fpr_detail,
+            bad: broken("false-pass rate") || m.count(Outcome::FalsePass) > 0,
+        },
+        Figure {
+            label: "recall",
+            value: recall,
+            detail: recall_detail,
+            bad: broken("recall"),
+        },
+        Figure {
+            label: "false-alarm rate",
+            value: far,
+            detail: far_detail,
+            bad: broken("false alarms"),
+        },
+        Figure {
+            label: "errors and timeouts",
+            value: m.errors.to_string(),
+            detail: format!("of {} trials", m.trials),
+            bad: broken("errors and timeouts"),
+        },
+        Figure {
+            label: "rounds off expectation",
+            value: m.rounds_off.to_string(),
+            detail: "trials converging at another round than expected".into(),
+            bad: broken("rounds off expectation"),
+        },
+    ]
+}
+
+fn rounds_text(t: &TrialRecord) -> String {
+    let verdicts: Vec<&str> = t
+        .rounds
+        .iter()
+        .map(|r| r.verdict.map_or("no answer", |v| v.as_str()))
+        .collect();
+    verdicts.join(" → ")
+}
+
+fn anchor(t: &TrialRecord) -> String {
+    format!("trial-{}-{}", t.fixture, t.trial)
+}
+
+fn chart_data(results: &RunResults) -> ChartData {
+    let measured: Vec<(&String, &Metrics)> = results
+        .metrics
+        .per_category
+        .iter()
+        .filter(|(_, m)| m.recall.is_some())
+        .collect();
+    let mut buckets: BTreeMap<(u32, String), (u64, u64)> = BTreeMap::new();
+    for t in &results.trials {
+        if let Some(c) = &t.convergence {
+            let key = c
+                .actual
+                .map_or((u32::MAX, "never".to_owned()), |r| (r, r.to_string()));
+            let entry = buckets.entry(key).or_default();
+            if c.status == ConvergenceStatus::AsExpected {
+                entry.0 += 1;
+            } else {
+                entry.1 += 1;
+            }
+        }
+    }
+    ChartData {
+        categories: measured.iter().map(|(c, _)| (*c).clone()).collect(),
+        recall: measured
+            .iter()
+            .map(|(_, m)| chart_rate(&m.recall))
+            .collect(),
+        false_pass_rate: measured
+            .iter()
+            .map(|(_, m)| chart_rate(&m.false_pass_rate))
+            .collect(),
+        rounds: buckets.keys().map(|(_, k)| k.clone()).collect(),
+        as_expected: buckets.values().map(|v| v.0).collect(),
+        off_expectation: buckets.values().map(|v| v.1).collect(),
+    }
+}
+
+/// Renders the run as one self-contained HTML file.
+pub fn render(results: &RunResults) -> Result<String> {
+    let fixtures: BTreeMap<&str, &FixtureInfo> = results
+        .fixtures
+        .iter()
+        .map(|f| (f.id.as_str(), f))
+        .collect();
+    let m = &results.metrics.overall;
+    let rows: Vec<Row> = results
+        .trials
+        .iter()
+        .map(|t| Row {
+            fixture: t.fixture.clone(),
+            category: t.category.clone(),
+            golden: t.golden,
+            trial: t.trial,
+            outcome: t.outcome.as_str(),
+            good: t.outcome.is_good(),
+            reason: t.reason.clone(),
+            rounds: rounds_text(t),
+            duration_ms: t.duration_ms,
+            detail: (!t.outcome.is_good()).then(|| anchor(t)),
+        })
+        .collect();
+    let failing: Vec<Failing> = results
+        .trials
+        .iter()
+        .filter(|t| !t.outcome.is_good())
+        .map(|t| {
+            let info = fixtures.get(t.fixture.as_str());
+            Failing {
+                anchor: anchor(t),
+                fixture: t.fixture.clone(),
+                trial: t.trial,
+                category: t.category.clone(),
+                outcome: t.outcome.as_str(),
+                reason: t.reason.clone(),
+                description: info.map(|f| f.description.clone()).unwrap_or_default(),
+                golden: info.and_then(|f| f.golden.clone()),
+                expected_verdict: info
+                    .map_or("unknown", |f| f.expected_verdict.as_str())
+                    .to_owned(),
+                expected: info
+                    .map(|f| reported::expected_lines(&f.expected_findings))
+                    .unwrap_or_default(),
+                round_one: reported::round_one(t),
+                later_rounds: t
+                    .rounds
+                    .iter()
+                    .skip(1)
+                    .map(|r| {
+                        format!(
+                            "round {}: {}{}",
+                            r.round,
+                            r.verdict.map_or("no answer", |v| v.as_str()),
+                            r.error
+                                .as_ref()
+                                .map(|e| format!(" ({e})"))
+                                .unwrap_or_default()
+                        )
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    let outcome_counts: Vec<OutcomeCount> = Outcome::ALL
+        .iter()
+        .map(|o| OutcomeCount {
+            outcome: o.as_str(),
+            count: m.count(*o),
+            good: o.is_good(),
+        })
+        .collect();
+    let mut thresholds: Vec<&ThresholdResult> = results.thresholds.iter().collect();
+    // Broken thresholds first: they are what the reader came for.
+    thresholds.sort_by_key(|t| t.met);
+    let mut env = Environment::new();
+    env.add_template("report.html", TEMPLATE)
+        .map_err(|e| Error::Internal(format!("the report template: {e}")))?;
+    let template = env
+        .get_template("report.html")
+        .map_err(|e| Error::Internal(format!("the report template: {e}")))?;
+    let context = Context {
+        scenario: &results.scenario.name,
+        pipeline: &results.pipeline,
+        run_id: &results.run_id,
+        started_at: &results.started_at,
+        duration: format!("{:.2}s", results.duration_ms as f64 / 1000.0),
+        gatebench_version: &results.gatebench_version,
+        fixture_count: m.fixtures,
+        trial_count: m.trials,
+        trials_per_fixture: results.trial_count,
+        exit_code: results.exit_code,
+        shard: results
+            .shard
+            .as_ref()
+            .map(|s| format!("{}/{}", s.index, s.count)),
+        merged_from: &results.merged_from,
+        all_met: results.thresholds.iter().all(|t| t.met),
+        figures: figures(m, &results.thresholds),
+        thresholds,
+        ratchet: results.ratchet.as_ref(),
+        outcome_counts,
+        rows,
+        failing,
+        chart_data: chart_data(results),
+    };
+    let mut context = Value::from(Serde(&context));
+    // The library is inlined as is: a safe string is not HTML-escaped.
+    context = minijinja::context! {
+        chart_js => Value::from_safe_string(chart_js().to_owned()),
+        ..context
+    };
+    template
+        .render(context)
+        .map_err(|e| Error::Internal(format!("rendering report.html: {e}")))
+}
+
+/// The vendored library without its trailing source-map comment (the map is not shipped).
+fn chart_js() -> &'static str {
+    let trimmed = CHART_JS.trim_end();
+    match trimmed.rfind("\n//# sourceMappingURL=") {
+        Some(at) => &trimmed[..at],
+        None => trimmed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_vendored_chart_library_cannot_close_the_script_element_it_is_inlined_in() {
+        assert!(chart_js().starts_with("/*!\n * Chart.js v4."));
+        assert!(!chart_js().to_ascii_lowercase().contains("</script"));
+        assert!(!chart_js().contains("sourceMappingURL"));
+    }
+}

@@ -1,0 +1,13 @@
+//! What a run leaves: `results.json` (the source of truth), and everything rendered from it:
+//! the terminal summary, `summary.md`, `junit.xml`, `report.html`, `compare` and `explain`.
+
+pub mod atomic;
+pub mod compare;
+pub mod explain;
+pub mod html;
+pub mod junit;
+pub mod outputs;
+pub mod reported;
+pub mod results;
+pub mod runs;
+pub mod summary;

@@ -1,0 +1,42 @@
+//! Every file a run leaves in its folder, all rendered from the same `RunResults`: `results.json`
+//! (the source of truth), `summary.md`, `junit.xml` and `report.html`; and the GitHub step summary.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::output::atomic;
+use crate::output::html;
+use crate::output::junit;
+use crate::output::results::RunResults;
+use crate::output::summary;
+
+/// The files `write_all` writes, in a run's folder.
+pub const FILES: [&str; 4] = ["results.json", "summary.md", "junit.xml", "report.html"];
+
+/// Writes every output of a run into `dir`, each atomically; `results.json` first, so that a
+/// failure in a reporter never loses the record.
+pub fn write_all(dir: &Path, results: &RunResults) -> Result<()> {
+    atomic::write_json_atomic(&dir.join("results.json"), results)?;
+    atomic::write_atomic(
+        &dir.join("summary.md"),
+        summary::markdown(results).as_bytes(),
+    )?;
+    atomic::write_atomic(&dir.join("junit.xml"), junit::render(results)?.as_bytes())?;
+    atomic::write_atomic(&dir.join("report.html"), html::render(results)?.as_bytes())?;
+    Ok(())
+}
+
+/// Appends the Markdown summary to the file GitHub Actions names in `$GITHUB_STEP_SUMMARY`, so a
+/// pull request's checks page shows it. Appends: other steps may have written there already.
+pub fn append_step_summary(path: &Path, results: &RunResults) -> Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| Error::io("open the step summary", path, e))?;
+    let mut text = summary::markdown(results);
+    text.push('\n');
+    file.write_all(text.as_bytes())
+        .map_err(|e| Error::io("append to the step summary", path, e))
+}

@@ -1,0 +1,141 @@
+//! `results.json`: the record of a run, versioned and written atomically. It is the source of
+//! truth every other output (terminal, summary.md) is rendered from.
+
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::corpus::fixture::{ExpectedRounds, FindingMatcher};
+use crate::corpus::Fixture;
+use crate::error::{Error, Result};
+use crate::score::metrics::{MetricsReport, ThresholdResult};
+use crate::score::record::TrialRecord;
+use crate::score::trials::FixtureTrials;
+use gatebench_report::Verdict;
+
+/// Bumped when a consumer of `results.json` would misread the new shape.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct RunResults {
+    pub schema_version: u32,
+    pub gatebench_version: String,
+    pub run_id: String,
+    pub scenario: ScenarioInfo,
+    pub pipeline: String,
+    /// RFC 3339, UTC.
+    pub started_at: String,
+    pub duration_ms: u64,
+    pub jobs: usize,
+    pub trial_count: u32,
+    pub max_rounds: u32,
+    pub fixtures: Vec<FixtureInfo>,
+    pub trials: Vec<TrialRecord>,
+    pub metrics: MetricsReport,
+    pub thresholds: Vec<ThresholdResult>,
+    pub exit_code: i32,
+    /// sha256 of the scenario's pipeline spec: shards of different pipelines are not merged.
+    #[serde(default)]
+    pub pipeline_fingerprint: String,
+    /// Set when this run is one shard of a sharded run (`--shard i/n`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::run::shard::ShardInfo>,
+    /// For a merged run: the run ids of its shards, in shard order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<String>,
+    /// The ratchet, when the scenario names a baseline: the fixtures that regressed against it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratchet: Option<crate::score::ratchet::RatchetResult>,
+    /// Per fixture, across its trials: how many were good, whether they agreed, cost and time.
+    #[serde(default)]
+    pub fixture_trials: Vec<FixtureTrials>,
+    /// What the result cache did in this run (external pipelines only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheStats>,
+    /// Set when this run re-scored a recorded one (`gatebench replay`): the recorded run's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay_of: Option<String>,
+}
+
+/// Trials taken from the result cache and trials run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CacheStats {
+    pub hits: u64,
+    pub misses: u64,
+    /// `--no-cache`: nothing was read (finished trials were still written).
+    pub disabled: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ScenarioInfo {
+    pub name: String,
+    pub file: String,
+    /// The bars the run was judged by, as the scenario states them (so `merge` can judge again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thresholds: Option<crate::corpus::scenario::Thresholds>,
+}
+
+/// What a fixture expects, recorded beside the outcomes so a results file can be read alone.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct FixtureInfo {
+    pub id: String,
+    pub category: String,
+    pub description: String,
+    /// The golden an omission fixture is planted in; `None` for a golden.
+    pub golden: Option<String>,
+    pub expected_verdict: Verdict,
+    pub expected_findings: Vec<FindingMatcher>,
+    pub expected_rounds: Option<ExpectedRounds>,
+    pub content_hash: String,
+    /// A hash of what is materialized (layers, fixes, worktree) without the expectation: replay
+    /// re-scores a recorded trial only when this is unchanged.
+    #[serde(default)]
+    pub repo_hash: String,
+}
+
+impl FixtureInfo {
+    pub fn of(fixture: &Fixture) -> Self {
+        FixtureInfo {
+            id: fixture.id.clone(),
+            category: fixture.category.clone(),
+            description: fixture.description.clone(),
+            golden: fixture.golden.clone(),
+            expected_verdict: fixture.expect.verdict,
+            expected_findings: fixture
+                .expect
+                .findings
+                .iter()
+                .map(|m| m.spec.clone())
+                .collect(),
+            expected_rounds: fixture.expect.rounds,
+            content_hash: fixture.content_hash.clone(),
+            repo_hash: crate::corpus::hash::repo_hash(fixture),
+        }
+    }
+}
+
+/// Reads a results file.
+pub fn read(path: &Path) -> Result<RunResults> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io("read", path, e))?;
+    let results: RunResults = serde_json::from_str(&text).map_err(|e| {
+        Error::invalid_at(
+            path,
+            Some(crate::error::Position {
+                line: e.line(),
+                column: e.column(),
+            }),
+            format!("not a gatebench results file: {e}"),
+        )
+    })?;
+    if results.schema_version != SCHEMA_VERSION {
+        return Err(Error::invalid(
+            path,
+            format!(
+                "results schema_version {} is not {SCHEMA_VERSION}",
+                results.schema_version
+            ),
+        ));
+    }
+    Ok(results)
+}

@@ -1,0 +1,81 @@
+//! The `Pipeline` trait: what the runner calls once per round of a system under test, and what it
+//! gets back (a checked report v1 or the reason there is no usable answer). It knows none of its
+//! implementations; `select` builds the one a scenario names.
+
+use std::path::Path;
+
+use gatebench_process::ProcessRecord;
+use gatebench_report::{Cost, Report};
+
+/// What a pipeline is told about the round it runs.
+#[derive(Debug, Clone)]
+pub struct RoundInput<'a> {
+    /// The repository's work tree; the pipeline runs here.
+    pub work_dir: &'a Path,
+    pub fixture_id: &'a str,
+    /// 1-based.
+    pub round: u32,
+    /// 0-based.
+    pub trial: u32,
+    pub base_ref: &'a str,
+    /// A folder outside the repository, private to this trial, where a pipeline may write (an
+    /// external command's report goes under it).
+    pub scratch_dir: &'a Path,
+}
+
+/// What a fixer is told: the round it follows and the report that round wrote.
+#[derive(Debug, Clone)]
+pub struct FixInput<'a> {
+    pub round: RoundInput<'a>,
+    /// The report of the round just verified.
+    pub last_report: &'a Path,
+}
+
+/// One round's answer, and the process behind it when the pipeline is external.
+#[derive(Debug, Clone)]
+pub struct RoundRun {
+    pub output: RoundOutput,
+    pub process: Option<ProcessRecord>,
+    /// Where the report was read from, when it was a file (a fixer is given this path).
+    pub report_file: Option<std::path::PathBuf>,
+}
+
+/// What a fixer did. `error` is set when it failed (it did not exit 0, timed out, or wrote an
+/// unreadable cost file); the loop then stops.
+#[derive(Debug, Clone)]
+pub struct FixRun {
+    pub process: ProcessRecord,
+    pub cost: Option<Cost>,
+    pub error: Option<String>,
+}
+
+/// What came back from one round.
+#[derive(Debug, Clone)]
+pub enum RoundOutput {
+    /// A report that passed the schema and consistency checks, and its JSON as read.
+    Report(Box<Report>, serde_json::Value),
+    /// No usable answer: the reason.
+    Error(String),
+    /// The pipeline did not answer in time.
+    Timeout(String),
+}
+
+pub trait Pipeline: Send + Sync {
+    /// The name shown in results (`builtin`, `legacy`, ...).
+    fn name(&self) -> &str;
+    fn run_round(&self, input: &RoundInput<'_>) -> RoundRun;
+    /// Whether the pipeline brings its own fixer, which then replaces the scripted fixes.
+    fn has_fixer(&self) -> bool {
+        false
+    }
+    /// Runs the fixer after a round that did not pass. Only called when `has_fixer`.
+    fn run_fixer(&self, _input: &FixInput<'_>) -> Option<FixRun> {
+        None
+    }
+    /// A hash of everything about the pipeline that can change its answers, for the result
+    /// cache; `None` means its results are never cached (the in-process gates are part of
+    /// gatebench itself, and fast).
+    fn fingerprint(&self) -> Option<&str> {
+        None
+    }
+}

@@ -1,0 +1,668 @@
+//! Materializing a fixture into a real git repository, in-process with libgit2 and
+//! deterministically: fixed author, committer and times, so that a fixture gives the same commit
+//! and tree ids on every run and every machine.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use git2::{IndexEntry, IndexTime, ObjectType, Oid, Repository};
+
+use crate::corpus::placeholder::{self, Known, Stage};
+use crate::corpus::{Files, Fixture};
+use crate::error::{Error, Result};
+use crate::repo::pack::Pack;
+use gatebench_gittree as gittree;
+
+/// The branch the base layer is committed on.
+pub const BASE_BRANCH: &str = "main";
+/// The feature branch that holds the head layer and the fixes; HEAD points at it.
+pub const FEATURE_BRANCH: &str = "feature";
+/// 2026-01-01T00:00:00Z: the time of the base commit; later commits are a minute apart.
+const EPOCH: i64 = 1_767_225_600;
+
+/// A fixture built into a repository.
+#[derive(Debug)]
+pub struct Materialized {
+    /// Where the pipeline runs: the repository's work tree (or the linked worktree).
+    pub work_dir: PathBuf,
+    /// The main repository (equal to `work_dir` unless the fixture uses a linked worktree).
+    pub repo_dir: PathBuf,
+    /// Commit ids by layer: `base`, `head`, `fix1`, ...
+    pub commits: BTreeMap<String, String>,
+    known: Known,
+    /// The files in the work tree now, as filled, and as the fixture wrote them.
+    current: Files,
+    current_raw: Files,
+}
+
+/// The bytes of a commit object as gatebench makes every commit: author and committer
+/// `gatebench <gatebench@invalid>`, `minute` minutes after [`EPOCH`], UTC. One definition, for the
+/// pack the materializer writes and for the commits of fixes alike.
+fn commit_object(tree: Oid, parent: Option<Oid>, minute: i64, message: &str) -> Vec<u8> {
+    let time = EPOCH + 60 * minute;
+    let mut out = format!("tree {tree}\n");
+    if let Some(parent) = parent {
+        out.push_str(&format!("parent {parent}\n"));
+    }
+    out.push_str(&format!(
+        "author gatebench <gatebench@invalid> {time} +0000\n\
+         committer gatebench <gatebench@invalid> {time} +0000\n\n{message}"
+    ));
+    out.into_bytes()
+}
+
+fn index_entry(path: &str, id: Oid) -> IndexEntry {
+    IndexEntry {
+        ctime: IndexTime::new(0, 0),
+        mtime: IndexTime::new(0, 0),
+        dev: 0,
+        ino: 0,
+        mode: gittree::MODE_FILE,
+        uid: 0,
+        gid: 0,
+        file_size: 0,
+        id,
+        flags: path.len().min(0xfff) as u16,
+        flags_extended: 0,
+        path: path.as_bytes().to_vec(),
+    }
+}
+
+/// A layer's files stored as objects: the root tree, and each file's blob id in path order.
+struct Stored<'a> {
+    tree: Oid,
+    blobs: Vec<(&'a str, Oid)>,
+}
+
+/// Stores `files` as blobs and trees through `store` (the pack being built, or a repository's
+/// object database), which returns each object's id.
+fn store_tree<'a>(
+    files: &'a Files,
+    store: &mut dyn FnMut(ObjectType, &[u8]) -> Result<Oid>,
+) -> Result<Stored<'a>> {
+    let mut blobs = Vec::with_capacity(files.len());
+    for (path, content) in files {
+        blobs.push((path.as_str(), store(ObjectType::Blob, content)?));
+    }
+    let tree = gittree::build_trees(blobs.iter().copied(), &mut |bytes| {
+        store(ObjectType::Tree, bytes)
+    })?;
+    Ok(Stored { tree, blobs })
+}
+
+/// Stores `files` in `pack`, which keeps each object once: most files are the same in every layer.
+fn pack_tree<'a>(pack: &mut Pack, files: &'a Files) -> Stored<'a> {
+    let stored = store_tree(files, &mut |kind, bytes| Ok(pack.insert(kind, bytes)));
+    stored.expect("adding to a pack in memory cannot fail")
+}
+
+/// Writes `files` into `repo`'s object database.
+fn write_tree<'a>(repo: &Repository, files: &'a Files) -> Result<Stored<'a>> {
+    let odb = repo
+        .odb()
+        .map_err(|e| Error::git("open the object database", e))?;
+    store_tree(files, &mut |kind, bytes| {
+        odb.write(kind, bytes)
+            .map_err(|e| Error::git(format!("write a {kind}"), e))
+    })
+}
+
+/// The files of tree `tree` in `repo` (path -> content).
+pub fn tree_files(repo: &Repository, tree: Oid) -> Result<Files> {
+    let tree = repo
+        .find_tree(tree)
+        .map_err(|e| Error::git("find a tree", e))?;
+    let mut files = Files::new();
+    let mut failed = None;
+    let walked = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+        if entry.kind() != Some(ObjectType::Blob) {
+            return git2::TreeWalkResult::Ok;
+        }
+        match repo.find_blob(entry.id()) {
+            Ok(blob) => {
+                let name = String::from_utf8_lossy(entry.name_bytes());
+                files.insert(format!("{dir}{name}"), blob.content().to_vec());
+                git2::TreeWalkResult::Ok
+            }
+            Err(e) => {
+                failed = Some(e);
+                git2::TreeWalkResult::Abort
+            }
+        }
+    });
+    if let Some(e) = failed {
+        return Err(Error::git("read a blob", e));
+    }
+    walked.map_err(|e| Error::git("walk a tree", e))?;
+    Ok(files)
+}
+
+/// Writes a commit of `tree` on `branch` of `repo`, as [`commit_object`] makes it.
+fn commit(
+    repo: &Repository,
+    branch: &str,
+    tree: Oid,
+    parent: Option<Oid>,
+    minute: i64,
+    message: &str,
+) -> Result<Oid> {
+    let odb = repo
+        .odb()
+        .map_err(|e| Error::git("open the object database", e))?;
+    let id = odb
+        .write(
+            ObjectType::Commit,
+            &commit_object(tree, parent, minute, message),
+        )
+        .map_err(|e| Error::git(format!("commit on {branch}"), e))?;
+    repo.reference(
+        &format!("refs/heads/{branch}"),
+        id,
+        true,
+        message.trim_end(),
+    )
+    .map_err(|e| Error::git(format!("move {branch}"), e))?;
+    Ok(id)
+}
+
+/// The minimal repository git and libgit2 recognize, around objects already written: `HEAD` on
+/// `head_branch`, the configuration `git init` writes, and one loose ref per branch.
+fn init_git_dir(git_dir: &Path, head_branch: &str, branches: &[(&str, Oid)]) -> Result<()> {
+    let heads = git_dir.join("refs/heads");
+    std::fs::create_dir_all(&heads).map_err(|e| Error::io("create", &heads, e))?;
+    let files = [
+        (
+            git_dir.join("config"),
+            "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\
+             \tlogallrefupdates = true\n"
+                .to_owned(),
+        ),
+        (
+            git_dir.join("HEAD"),
+            format!("ref: refs/heads/{head_branch}\n"),
+        ),
+    ];
+    let refs = branches
+        .iter()
+        .map(|(name, id)| (heads.join(name), format!("{id}\n")));
+    for (path, content) in files.into_iter().chain(refs) {
+        std::fs::write(&path, content).map_err(|e| Error::io("write", &path, e))?;
+    }
+    Ok(())
+}
+
+/// Fills the placeholders of a layer. `previous` is the layer before it, as written (raw) and as
+/// filled: a file this layer carries over byte for byte keeps its filled content.
+fn resolve(
+    fixture: &Fixture,
+    stage: Stage,
+    files: &Files,
+    previous: Option<(&Files, &Files)>,
+    known: &Known,
+) -> Result<Files> {
+    let carried: Files = match previous {
+        Some((raw, filled)) => files
+            .iter()
+            .filter(|(path, content)| raw.get(*path) == Some(*content))
+            .filter_map(|(path, _)| filled.get(path).map(|c| (path.clone(), c.clone())))
+            .collect(),
+        None => Files::new(),
+    };
+    placeholder::resolve(files, &carried, known).map_err(|message| {
+        Error::invalid(
+            &fixture.file,
+            format!("layer `{}`: {message}", stage.name()),
+        )
+    })
+}
+
+/// Builds `fixture` into a new repository at `dir` (which must not exist or be empty).
+///
+/// The base and head commits, their trees and blobs are hashed in memory and written as one pack
+/// ([`Pack`]); the repository around them is the few files git needs. The work tree and an index
+/// that matches it (stat data included, so git sees it clean) come next; the staged and unstaged
+/// layers and the linked worktree go through libgit2.
+pub fn materialize(fixture: &Fixture, dir: &Path) -> Result<Materialized> {
+    let mut known = Known::default();
+    let mut commits = BTreeMap::new();
+    let mut pack = Pack::new();
+
+    let states = &fixture.states;
+    let base = resolve(fixture, Stage::Base, &states.base, None, &known)?;
+    let base_tree = pack_tree(&mut pack, &base);
+    let base_commit = pack.insert(
+        ObjectType::Commit,
+        &commit_object(base_tree.tree, None, 0, "base\n"),
+    );
+    record(&mut known, Stage::Base, base_commit, &base_tree);
+    commits.insert("base".to_owned(), base_commit.to_string());
+
+    let head = resolve(
+        fixture,
+        Stage::Head,
+        &states.head,
+        Some((&states.base, &base)),
+        &known,
+    )?;
+    let head_tree = pack_tree(&mut pack, &head);
+    let head_commit = pack.insert(
+        ObjectType::Commit,
+        &commit_object(head_tree.tree, Some(base_commit), 1, "feature\n"),
+    );
+    record(&mut known, Stage::Head, head_commit, &head_tree);
+    commits.insert("head".to_owned(), head_commit.to_string());
+
+    let git_dir = dir.join(".git");
+    // A linked worktree takes the feature branch; the main checkout then stays on `main`.
+    let checked_out = if fixture.worktree {
+        BASE_BRANCH
+    } else {
+        FEATURE_BRANCH
+    };
+    init_git_dir(
+        &git_dir,
+        checked_out,
+        &[(BASE_BRANCH, base_commit), (FEATURE_BRANCH, head_commit)],
+    )?;
+    pack.write(&git_dir.join("objects"))?;
+
+    let work_dir = if fixture.worktree {
+        checkout(&git_dir, dir, &base, &base_tree.blobs)?;
+        let repo = Repository::open(dir).map_err(|e| Error::git("open the repository", e))?;
+        let wt_dir = dir.with_file_name(format!(
+            "{}-worktree",
+            dir.file_name()
+                .map(|n| n.to_string_lossy())
+                .unwrap_or_default()
+        ));
+        let branch = repo
+            .find_reference(&format!("refs/heads/{FEATURE_BRANCH}"))
+            .map_err(|e| Error::git("find the feature branch", e))?;
+        let mut wt_opts = git2::WorktreeAddOptions::new();
+        wt_opts.reference(Some(&branch));
+        repo.worktree("feature", &wt_dir, Some(&wt_opts))
+            .map_err(|e| Error::git("add a linked worktree", e))?;
+        wt_dir
+    } else {
+        checkout(&git_dir, dir, &head, &head_tree.blobs)?;
+        dir.to_path_buf()
+    };
+    let mut current = head;
+    let mut current_raw = &states.head;
+
+    if let Some(staged_raw) = &states.staged {
+        let staged = resolve(
+            fixture,
+            Stage::Staged,
+            staged_raw,
+            Some((current_raw, &current)),
+            &known,
+        )?;
+        sync_work_tree(&work_dir, &current, &staged)?;
+        let wt_repo =
+            Repository::open(&work_dir).map_err(|e| Error::git("open the work tree", e))?;
+        let mut index = wt_repo
+            .index()
+            .map_err(|e| Error::git("read the index", e))?;
+        for path in current.keys().filter(|p| !staged.contains_key(*p)) {
+            index
+                .remove_path(Path::new(path))
+                .map_err(|e| Error::git(format!("unstage {path}"), e))?;
+        }
+        for (path, content) in &staged {
+            if current.get(path) != Some(content) {
+                index
+                    .add_path(Path::new(path))
+                    .map_err(|e| Error::git(format!("stage {path}"), e))?;
+            }
+        }
+        index
+            .write()
+            .map_err(|e| Error::git("write the index", e))?;
+        let source =
+            gittree::source_tree_id(staged.iter().map(|(p, c)| (p.as_str(), c.as_slice())));
+        known.source_trees.insert(Stage::Staged, source.to_string());
+        current = staged;
+        current_raw = staged_raw;
+    }
+    if let Some(unstaged_raw) = &states.unstaged {
+        let unstaged = resolve(
+            fixture,
+            Stage::Unstaged,
+            unstaged_raw,
+            Some((current_raw, &current)),
+            &known,
+        )?;
+        sync_work_tree(&work_dir, &current, &unstaged)?;
+        current = unstaged;
+        current_raw = unstaged_raw;
+    }
+
+    Ok(Materialized {
+        work_dir,
+        repo_dir: dir.to_path_buf(),
+        commits,
+        known,
+        current_raw: current_raw.clone(),
+        current,
+    })
+}
+
+/// Records a committed layer's ids for the placeholders of later layers.
+fn record(known: &mut Known, stage: Stage, commit: Oid, stored: &Stored) {
+    known.commits.insert(stage, commit.to_string());
+    known.trees.insert(stage, stored.tree.to_string());
+    let source = gittree::source_tree_id_of_blobs(stored.blobs.iter().copied());
+    known.source_trees.insert(stage, source.to_string());
+}
+
+/// Writes `files` into an empty work tree and an index that matches them, from the blob ids the
+/// objects were stored under (`blobs`). The index entries carry each file's stat data, so git sees
+/// a clean work tree without re-reading the files.
+fn checkout(git_dir: &Path, dir: &Path, files: &Files, blobs: &[(&str, Oid)]) -> Result<()> {
+    write_files(dir, files.iter())?;
+    let mut index =
+        git2::Index::open(&git_dir.join("index")).map_err(|e| Error::git("create the index", e))?;
+    for &(path, id) in blobs {
+        let target = dir.join(path);
+        let meta = std::fs::metadata(&target).map_err(|e| Error::io("stat", &target, e))?;
+        index
+            .add(&stat_entry(path, id, &meta))
+            .map_err(|e| Error::git(format!("stage {path}"), e))?;
+    }
+    index.write().map_err(|e| Error::git("write the index", e))
+}
+
+fn stat_entry(path: &str, id: Oid, meta: &std::fs::Metadata) -> IndexEntry {
+    use std::os::unix::fs::MetadataExt;
+    // The index stores 32-bit stat fields; truncation is what git itself does.
+    let mut entry = index_entry(path, id);
+    entry.ctime = IndexTime::new(meta.ctime() as i32, meta.ctime_nsec() as u32);
+    entry.mtime = IndexTime::new(meta.mtime() as i32, meta.mtime_nsec() as u32);
+    entry.dev = meta.dev() as u32;
+    entry.ino = meta.ino() as u32;
+    entry.uid = meta.uid();
+    entry.gid = meta.gid();
+    entry.file_size = meta.len() as u32;
+    entry
+}
+
+fn write_files<'a>(
+    dir: &Path,
+    files: impl Iterator<Item = (&'a String, &'a Vec<u8>)>,
+) -> Result<()> {
+    for (path, content) in files {
+        let target = dir.join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
+        }
+        std::fs::write(&target, content).map_err(|e| Error::io("write", &target, e))?;
+    }
+    Ok(())
+}
+
+/// Makes the work tree hold `to` instead of `from`: changed files written, removed ones deleted.
+fn sync_work_tree(dir: &Path, from: &Files, to: &Files) -> Result<()> {
+    for path in from.keys().filter(|p| !to.contains_key(*p)) {
+        let target = dir.join(path);
+        std::fs::remove_file(&target).map_err(|e| Error::io("delete", &target, e))?;
+    }
+    write_files(dir, to.iter().filter(|(p, c)| from.get(*p) != Some(*c)))
+}
+
+impl Materialized {
+    /// Applies a scripted fix: the work tree becomes `files` (placeholders filled) and everything is
+    /// committed on the feature branch, as `git add -A && git commit` would (ignored files are not).
+    pub fn apply_fix(&mut self, fixture: &Fixture, number: u32, files: &Files) -> Result<String> {
+        let stage = Stage::Fix(number);
+        let resolved = resolve(
+            fixture,
+            stage,
+            files,
+            Some((&self.current_raw, &self.current)),
+            &self.known,
+        )?;
+        sync_work_tree(&self.work_dir, &self.current, &resolved)?;
+        let repo =
+            Repository::open(&self.work_dir).map_err(|e| Error::git("open the work tree", e))?;
+        // As `git add -A` would: files the repository ignores stay in the work tree, uncommitted.
+        let mut committed = Files::new();
+        for (path, content) in &resolved {
+            let ignored = repo
+                .is_path_ignored(path)
+                .map_err(|e| Error::git(format!("check whether {path} is ignored"), e))?;
+            if !ignored {
+                committed.insert(path.clone(), content.clone());
+            }
+        }
+        let stored = write_tree(&repo, &committed)?;
+        let parent = repo
+            .head()
+            .and_then(|h| h.peel_to_commit())
+            .map_err(|e| Error::git("read HEAD", e))?
+            .id();
+        let id = commit(
+            &repo,
+            FEATURE_BRANCH,
+            stored.tree,
+            Some(parent),
+            1 + number as i64,
+            &format!("fix {number}\n"),
+        )?;
+        let mut index = repo.index().map_err(|e| Error::git("read the index", e))?;
+        let tree_obj = repo
+            .find_tree(stored.tree)
+            .map_err(|e| Error::git("find a tree", e))?;
+        index
+            .read_tree(&tree_obj)
+            .map_err(|e| Error::git("reset the index", e))?;
+        index
+            .write()
+            .map_err(|e| Error::git("write the index", e))?;
+        record(&mut self.known, stage, id, &stored);
+        self.commits.insert(stage.name(), id.to_string());
+        self.current = resolved;
+        self.current_raw = files.clone();
+        Ok(id.to_string())
+    }
+
+    /// Commits the work tree as it is now on the feature branch, as `git add -A && git commit`
+    /// would (`.gitignore` respected), with the fixed author and time of fix `number`: how an
+    /// external fixer's changes are recorded. `None` when the tree is unchanged.
+    pub fn commit_work_tree(&mut self, number: u32) -> Result<Option<String>> {
+        let repo =
+            Repository::open(&self.work_dir).map_err(|e| Error::git("open the work tree", e))?;
+        let mut index = repo.index().map_err(|e| Error::git("read the index", e))?;
+        index
+            .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
+            .map_err(|e| Error::git("stage the work tree", e))?;
+        index
+            .update_all(["*"], None)
+            .map_err(|e| Error::git("stage deletions", e))?;
+        index
+            .write()
+            .map_err(|e| Error::git("write the index", e))?;
+        let tree = index
+            .write_tree()
+            .map_err(|e| Error::git("write a tree", e))?;
+        let head = repo
+            .head()
+            .and_then(|h| h.peel_to_commit())
+            .map_err(|e| Error::git("read HEAD", e))?;
+        if head.tree_id() == tree {
+            return Ok(None);
+        }
+        let id = commit(
+            &repo,
+            FEATURE_BRANCH,
+            tree,
+            Some(head.id()),
+            1 + number as i64,
+            &format!("fix {number}\n"),
+        )?;
+        let files = tree_files(&repo, tree)?;
+        let stored = Stored {
+            tree,
+            blobs: files
+                .iter()
+                .map(|(path, content)| (path.as_str(), gittree::blob_id(content)))
+                .collect(),
+        };
+        let stage = Stage::Fix(number);
+        record(&mut self.known, stage, id, &stored);
+        self.commits.insert(stage.name(), id.to_string());
+        self.current_raw = files.clone();
+        self.current = files;
+        Ok(Some(id.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::{self, Corpus};
+    use git2::{Signature, Status, StatusOptions, Time};
+    use std::process::Command;
+    use std::sync::OnceLock;
+
+    fn corpus() -> &'static Corpus {
+        static CORPUS: OnceLock<Corpus> = OnceLock::new();
+        CORPUS.get_or_init(|| {
+            corpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")).unwrap()
+        })
+    }
+
+    fn fixture(id: &str) -> &'static Fixture {
+        corpus().get(id).unwrap()
+    }
+
+    /// The same layers committed by libgit2's own writer (index, tree, `Repository::commit`).
+    fn libgit2_commit(
+        repo: &Repository,
+        files: &Files,
+        parent: Option<&git2::Commit>,
+        minute: i64,
+        message: &str,
+    ) -> Oid {
+        let mut index = git2::Index::new().unwrap();
+        for (path, content) in files {
+            let id = repo.blob(content).unwrap();
+            index.add(&index_entry(path, id)).unwrap();
+        }
+        let tree = repo.find_tree(index.write_tree_to(repo).unwrap()).unwrap();
+        let sig = Signature::new(
+            "gatebench",
+            "gatebench@invalid",
+            &Time::new(EPOCH + 60 * minute, 0),
+        )
+        .unwrap();
+        let parents: Vec<&git2::Commit> = parent.into_iter().collect();
+        repo.commit(None, &sig, &sig, message, &tree, &parents)
+            .unwrap()
+    }
+
+    #[test]
+    fn the_pack_holds_the_commits_libgit2_itself_would_write() {
+        let dir = tempfile::tempdir().unwrap();
+        for id in ["subscription-cancel", "loop-wordcount"] {
+            let f = fixture(id);
+            let m = materialize(f, &dir.path().join(id)).unwrap();
+            let repo = Repository::open(&m.repo_dir).unwrap();
+            let files = |rev: &str| {
+                let tree = repo.revparse_single(rev).unwrap().peel_to_tree().unwrap();
+                tree_files(&repo, tree.id()).unwrap()
+            };
+            let (base, head) = (files("main"), files("feature"));
+            assert!(!base.is_empty() && head.len() > base.len(), "{id}");
+
+            let other = Repository::init(dir.path().join(format!("{id}-libgit2"))).unwrap();
+            let base_id = libgit2_commit(&other, &base, None, 0, "base\n");
+            let base_commit = other.find_commit(base_id).unwrap();
+            let head_id = libgit2_commit(&other, &head, Some(&base_commit), 1, "feature\n");
+            assert_eq!(m.commits["base"], base_id.to_string(), "{id}");
+            assert_eq!(m.commits["head"], head_id.to_string(), "{id}");
+        }
+    }
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .expect("the git CLI is needed to check repositories with git itself");
+        assert!(
+            out.status.success(),
+            "git {args:?} in {}: {}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    #[test]
+    fn git_fsck_accepts_every_kind_of_fixture_repository_and_sees_its_layers() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases = [
+            // (fixture, what `git status --porcelain` must list: none for a clean checkout)
+            ("wordcount-cli", false),
+            ("subscription-cancel-staged-source-edit", true),
+            ("subscription-cancel-requirements-edited-unstaged", true),
+            ("wordcount-cli-worktree-claim-linked", false),
+        ];
+        for (id, dirty) in cases {
+            let f = fixture(id);
+            let m = materialize(f, &dir.path().join(id)).unwrap();
+            git(
+                &m.repo_dir,
+                &["fsck", "--strict", "--full", "--no-dangling"],
+            );
+            let head = git(&m.work_dir, &["rev-parse", "HEAD"]);
+            assert_eq!(head.trim(), m.commits["head"], "{id}");
+            let branch = git(&m.work_dir, &["symbolic-ref", "HEAD"]);
+            assert_eq!(branch.trim(), "refs/heads/feature", "{id}");
+            let base = git(&m.work_dir, &["rev-parse", "main"]);
+            assert_eq!(base.trim(), m.commits["base"], "{id}");
+            let status = git(&m.work_dir, &["status", "--porcelain"]);
+            assert_eq!(!status.is_empty(), dirty, "{id}: {status}");
+
+            // libgit2 sees the same, and a clean checkout needs no file re-read (stat data).
+            let repo = Repository::open(&m.work_dir).unwrap();
+            let mut opts = StatusOptions::new();
+            opts.include_untracked(true);
+            let statuses = repo.statuses(Some(&mut opts)).unwrap();
+            let changed: Vec<Status> = statuses.iter().map(|s| s.status()).collect();
+            assert_eq!(!changed.is_empty(), dirty, "{id}: {changed:?}");
+            if id.contains("staged-source-edit") {
+                assert!(changed.iter().any(|s| s.is_index_modified()), "{changed:?}");
+            }
+            if id.contains("unstaged") {
+                assert!(changed.iter().any(|s| s.is_wt_modified()), "{changed:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_fix_is_committed_on_the_feature_branch_with_the_fixed_author_and_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = fixture("wordcount-cli");
+        let mut m = materialize(f, &dir.path().join("repo")).unwrap();
+        let mut files = m.current_raw.clone();
+        files.insert("NOTES.md".to_owned(), b"fixed\n".to_vec());
+        let id = m.apply_fix(f, 1, &files).unwrap();
+        let repo = Repository::open(&m.work_dir).unwrap();
+        let commit = repo.head().unwrap().peel_to_commit().unwrap();
+        assert_eq!(commit.id().to_string(), id);
+        assert_eq!(commit.parent_id(0).unwrap().to_string(), m.commits["head"]);
+        assert_eq!(commit.author().when().seconds(), EPOCH + 120);
+        assert_eq!(commit.committer().name().unwrap(), "gatebench");
+        assert_eq!(commit.message().unwrap(), "fix 1\n");
+        git(
+            &m.work_dir,
+            &["fsck", "--strict", "--full", "--no-dangling"],
+        );
+        let status = git(&m.work_dir, &["status", "--porcelain"]);
+        assert_eq!(status, "", "a fix leaves the work tree clean");
+    }
+}

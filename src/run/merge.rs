@@ -1,0 +1,251 @@
+//! `gatebench merge`: the results of the shards of one run (`--shard i/n` on each CI job) combined
+//! into one run, with metrics and thresholds computed again over all trials. Shards that do not
+//! fit together are refused, naming the files: a missing or duplicate shard, shards of different
+//! scenarios, selections, trial counts or pipeline fingerprints.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::error::Error;
+use crate::output::results::{CacheStats, RunResults};
+use crate::run::execute;
+use crate::run::shard::ShardInfo;
+use crate::score::metrics::{self, MetricsReport};
+
+fn differs(what: &str, file: &Path, value: &str, first_file: &Path, first_value: &str) -> Error {
+    Error::invalid(
+        file,
+        format!(
+            "is a shard of a different run: its {what} is `{value}`, but {} has `{first_value}`",
+            first_file.display()
+        ),
+    )
+}
+
+fn short(hash: &str) -> &str {
+    hash.get(..12).unwrap_or(hash)
+}
+
+/// Checks that `shards` (each with the file it was read from) are the complete, distinct shards
+/// of one run. Every problem found is returned.
+pub fn check(shards: &[(PathBuf, RunResults)]) -> Result<(), Vec<Error>> {
+    let mut errors = Vec::new();
+    let Some((first_file, first)) = shards.first() else {
+        return Err(vec![Error::invalid(
+            "merge",
+            "no shard results given: name the results.json (or run folder) of every shard",
+        )]);
+    };
+    for (file, r) in shards {
+        if r.shard.is_none() {
+            errors.push(Error::invalid(
+                file,
+                "is not a shard: it was run without --shard i/n",
+            ));
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    // Every shard has its info: checked just above.
+    let shards: Vec<(&Path, &RunResults, &ShardInfo)> = shards
+        .iter()
+        .filter_map(|(f, r)| r.shard.as_ref().map(|s| (f.as_path(), r, s)))
+        .collect();
+    let first_info = shards[0].2;
+    for (file, r, i) in &shards[1..] {
+        let checks: [(&str, String, String); 6] = [
+            (
+                "scenario",
+                r.scenario.name.clone(),
+                first.scenario.name.clone(),
+            ),
+            (
+                "pipeline fingerprint",
+                format!("{} ({})", short(&r.pipeline_fingerprint), r.pipeline),
+                format!(
+                    "{} ({})",
+                    short(&first.pipeline_fingerprint),
+                    first.pipeline
+                ),
+            ),
+            (
+                "shard count",
+                i.count.to_string(),
+                first_info.count.to_string(),
+            ),
+            (
+                "selection",
+                format!(
+                    "{} fixtures, {}",
+                    i.selected,
+                    short(&i.selection_fingerprint)
+                ),
+                format!(
+                    "{} fixtures, {}",
+                    first_info.selected,
+                    short(&first_info.selection_fingerprint)
+                ),
+            ),
+            (
+                "trials per fixture",
+                r.trial_count.to_string(),
+                first.trial_count.to_string(),
+            ),
+            (
+                "max rounds",
+                r.max_rounds.to_string(),
+                first.max_rounds.to_string(),
+            ),
+        ];
+        for (what, value, first_value) in checks {
+            if value != first_value {
+                errors.push(differs(what, file, &value, first_file, &first_value));
+            }
+        }
+        let bars =
+            |r: &RunResults| serde_json::to_string(&r.scenario.thresholds).unwrap_or_default();
+        if bars(r) != bars(first) {
+            errors.push(Error::invalid(
+                file,
+                format!(
+                    "is a shard of a different run: its thresholds differ from those of {}",
+                    first_file.display()
+                ),
+            ));
+        }
+    }
+    let mut seen: BTreeMap<u32, &Path> = BTreeMap::new();
+    for (file, _, i) in &shards {
+        if let Some(other) = seen.get(&i.index) {
+            errors.push(Error::invalid(
+                file,
+                format!(
+                    "shard {}/{} is given twice: {} is the same shard",
+                    i.index,
+                    i.count,
+                    other.display()
+                ),
+            ));
+        } else {
+            seen.insert(i.index, *file);
+        }
+    }
+    let missing: Vec<String> = (1..=first_info.count)
+        .filter(|i| !seen.contains_key(i))
+        .map(|i| format!("{i}/{}", first_info.count))
+        .collect();
+    if !missing.is_empty() {
+        let given: Vec<String> = seen
+            .iter()
+            .map(|(i, f)| format!("{i}/{} ({})", first_info.count, f.display()))
+            .collect();
+        errors.push(Error::invalid(
+            first_file,
+            format!(
+                "shard(s) {} missing: given {}",
+                missing.join(", "),
+                given.join(", ")
+            ),
+        ));
+    }
+    if errors.is_empty() {
+        let mut owner: BTreeMap<&str, &Path> = BTreeMap::new();
+        for (file, r, _) in &shards {
+            for f in &r.fixtures {
+                if let Some(other) = owner.insert(&f.id, *file) {
+                    errors.push(Error::invalid(
+                        file,
+                        format!(
+                            "fixture `{}` is in this shard and in {} (shards made by different gatebench versions?)",
+                            f.id,
+                            other.display()
+                        ),
+                    ));
+                }
+            }
+        }
+        if errors.is_empty() && owner.len() != first_info.selected {
+            errors.push(Error::invalid(
+                first_file,
+                format!(
+                    "the shards hold {} fixtures, but their selection has {}",
+                    owner.len(),
+                    first_info.selected
+                ),
+            ));
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// Merges checked shards into one run: trials and fixtures combined, metrics, thresholds (with
+/// the ratchet, when the scenario names a baseline) and the exit code computed again. The
+/// baseline is resolved against the scenario file as recorded, from the current folder.
+pub fn merge(
+    mut shards: Vec<(PathBuf, RunResults)>,
+    now: SystemTime,
+) -> Result<RunResults, Vec<Error>> {
+    check(&shards)?;
+    shards.sort_by_key(|(_, r)| r.shard.as_ref().map_or(0, |s| s.index));
+    let (first_file, first) = &shards[0];
+    let Some(thresholds) = first.scenario.thresholds.clone() else {
+        return Err(vec![Error::invalid(
+            first_file,
+            "records no thresholds (written by an older gatebench): run the shards again",
+        )]);
+    };
+    let baseline = crate::run::baseline::load(Path::new(&first.scenario.file), &thresholds)
+        .map_err(|e| vec![e])?;
+    let mut merged = first.clone();
+    merged.trials = shards
+        .iter()
+        .flat_map(|(_, r)| r.trials.iter().cloned())
+        .collect();
+    merged
+        .trials
+        .sort_by(|a, b| (&a.fixture, a.trial).cmp(&(&b.fixture, b.trial)));
+    merged.fixtures = shards
+        .iter()
+        .flat_map(|(_, r)| r.fixtures.iter().cloned())
+        .collect();
+    merged.fixtures.sort_by(|a, b| a.id.cmp(&b.id));
+    merged.metrics = MetricsReport::of(&merged.trials);
+    let (judged, ratchet) = execute::judge_all(
+        &merged.metrics,
+        &merged.trials,
+        &thresholds,
+        baseline.as_ref(),
+    );
+    merged.exit_code = metrics::exit_code_of(&judged);
+    merged.thresholds = judged;
+    merged.ratchet = ratchet;
+    merged.fixture_trials = crate::score::trials::per_fixture(&merged.trials);
+    merged.cache = shards
+        .iter()
+        .filter_map(|(_, r)| r.cache)
+        .reduce(|a, b| CacheStats {
+            hits: a.hits + b.hits,
+            misses: a.misses + b.misses,
+            disabled: a.disabled || b.disabled,
+        });
+    merged.merged_from = shards.iter().map(|(_, r)| r.run_id.clone()).collect();
+    merged.shard = None;
+    merged.run_id = execute::run_id(now, &first.scenario.name, "merged");
+    // The earliest start; the longest shard is the wall time of the whole (parallel) run.
+    merged.started_at = shards
+        .iter()
+        .map(|(_, r)| r.started_at.clone())
+        .min()
+        .unwrap_or_default();
+    merged.duration_ms = shards.iter().map(|(_, r)| r.duration_ms).max().unwrap_or(0);
+    merged.jobs = shards.iter().map(|(_, r)| r.jobs).sum();
+    let pipelines: BTreeSet<&str> = shards.iter().map(|(_, r)| r.pipeline.as_str()).collect();
+    merged.pipeline = pipelines.into_iter().collect::<Vec<_>>().join(", ");
+    Ok(merged)
+}

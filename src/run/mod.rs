@@ -1,0 +1,11 @@
+//! A run: options resolved, the selection sharded, fixtures × trials run in parallel round by
+//! round, then judged; and the ways to redo one (merge shards, replay recorded reports).
+
+pub mod baseline;
+pub mod execute;
+pub mod merge;
+pub mod options;
+pub mod progress;
+pub mod replay;
+pub mod runner;
+pub mod shard;

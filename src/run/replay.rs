@@ -1,0 +1,131 @@
+//! `gatebench replay`: a recorded run re-scored from the reports it saved, against the current
+//! fixtures' expectations and the current scoring, without invoking any pipeline (SWE-bench's
+//! re-grading from saved logs). A trial whose fixture no longer exists, or now materializes a
+//! different repository than the one its reports are about, is an `error` in the replay, never
+//! re-scored: its reports judged another repository.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime};
+
+use crate::corpus;
+use crate::corpus::hash::repo_hash;
+use crate::corpus::scenario::{Scenario, Thresholds};
+use crate::error::Error;
+use crate::output::results::{FixtureInfo, RunResults};
+use crate::output::runs;
+use crate::run::execute::{self, Finished};
+use crate::score::metrics::{self, MetricsReport};
+use crate::score::outcome::Outcome;
+use crate::score::trial_score;
+
+/// What to replay, and where.
+#[derive(Debug, Clone)]
+pub struct ReplayOptions {
+    /// A results file or a run folder.
+    pub recorded: PathBuf,
+    /// The fixtures to score against (default: the recorded scenario's, else `fixtures`).
+    pub fixtures_dir: Option<PathBuf>,
+    /// The replay is written to `<reports_dir>/<run-id>/`.
+    pub reports_dir: PathBuf,
+}
+
+fn fixtures_dir_of(recorded: &RunResults) -> PathBuf {
+    Scenario::load(Path::new(&recorded.scenario.file))
+        .map(|s| s.fixtures_dir())
+        .unwrap_or_else(|_| PathBuf::from("fixtures"))
+}
+
+/// The bars to judge by: those recorded with the run, else the scenario file's, else the defaults.
+fn thresholds_of(recorded: &RunResults) -> Thresholds {
+    recorded.scenario.thresholds.clone().unwrap_or_else(|| {
+        Scenario::load(Path::new(&recorded.scenario.file))
+            .map(|s| s.spec.thresholds)
+            .unwrap_or_default()
+    })
+}
+
+/// Re-scores a recorded run and writes the replay as a run of its own.
+pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
+    let clock = Instant::now();
+    let started_at = SystemTime::now();
+    let recorded = runs::read(&options.recorded).map_err(|e| vec![e])?;
+    let fixtures_dir = options
+        .fixtures_dir
+        .clone()
+        .unwrap_or_else(|| fixtures_dir_of(&recorded));
+    let corpus = corpus::load(&fixtures_dir)?;
+    let recorded_hashes: BTreeMap<&str, &str> = recorded
+        .fixtures
+        .iter()
+        .map(|f| (f.id.as_str(), f.repo_hash.as_str()))
+        .collect();
+    let mut trials = recorded.trials.clone();
+    for trial in &mut trials {
+        let Some(fixture) = corpus.get(&trial.fixture) else {
+            trial.outcome = Outcome::Error;
+            trial.reason = format!(
+                "replay: no fixture `{}` in {}",
+                trial.fixture,
+                fixtures_dir.display()
+            );
+            continue;
+        };
+        let recorded_hash = recorded_hashes
+            .get(trial.fixture.as_str())
+            .copied()
+            .unwrap_or("");
+        if recorded_hash.is_empty() || recorded_hash != repo_hash(fixture) {
+            trial.harness_error = Some(
+                "replay: the fixture now materializes a different repository than the recorded \
+                 reports judged (or the recording does not say which); run it again"
+                    .into(),
+            );
+        }
+        trial.category = fixture.category.clone();
+        trial.golden = fixture.is_golden();
+        trial.cached = false;
+        trial_score::score(fixture, trial);
+    }
+    let fixtures: Vec<FixtureInfo> = recorded
+        .fixtures
+        .iter()
+        .map(|info| {
+            corpus
+                .get(&info.id)
+                .map(FixtureInfo::of)
+                .unwrap_or_else(|| info.clone())
+        })
+        .collect();
+    let thresholds_spec = thresholds_of(&recorded);
+    let metrics = MetricsReport::of(&trials);
+    let (thresholds, _) = execute::judge_all(&metrics, &trials, &thresholds_spec, None);
+    let exit_code = metrics::exit_code_of(&thresholds);
+    let run_id = execute::run_id(
+        started_at,
+        &recorded.scenario.name,
+        &format!("replay-{}", std::process::id()),
+    );
+    let (_, rfc3339) = gatebench_report::time::utc_stamp(started_at);
+    let mut scenario = recorded.scenario.clone();
+    scenario.thresholds = Some(thresholds_spec);
+    let results = RunResults {
+        run_id: run_id.clone(),
+        scenario,
+        started_at: rfc3339,
+        duration_ms: clock.elapsed().as_millis() as u64,
+        fixtures,
+        fixture_trials: crate::score::trials::per_fixture(&trials),
+        trials,
+        metrics,
+        thresholds,
+        exit_code,
+        cache: None,
+        replay_of: Some(recorded.run_id.clone()),
+        ratchet: None,
+        ..recorded
+    };
+    let dir = options.reports_dir.join(&run_id);
+    crate::output::outputs::write_all(&dir, &results).map_err(|e| vec![e])?;
+    Ok(Finished { results, dir })
+}

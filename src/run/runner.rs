@@ -1,0 +1,303 @@
+//! The run: every selected fixture times every trial, in parallel on a rayon pool; each trial
+//! materialized, verified round by round (with the pipeline's fixer or the scripted fixes between
+//! rounds, and the read-only check around every round) and scored. A trial that breaks is
+//! recorded as that trial's outcome; the run goes on.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::corpus::Fixture;
+use crate::pipeline::cache::Cache;
+use crate::pipeline::round::{FixInput, Pipeline, RoundInput, RoundOutput, RoundRun};
+use crate::repo::fingerprint::{self, RepoFingerprint};
+use crate::repo::materialize::{self, Materialized};
+use crate::repo::workdir::WorkRoot;
+use crate::score::record::{RoundRecord, TrialRecord};
+use crate::score::trial_score;
+use gatebench_report::Verdict;
+
+/// Everything a run needs besides the fixtures and the pipeline.
+#[derive(Debug)]
+pub struct RunConfig<'a> {
+    /// Parallel trials (at least 1).
+    pub jobs: usize,
+    pub trials: u32,
+    pub max_rounds: u32,
+    pub base_ref: String,
+    pub work_root: &'a WorkRoot,
+    /// The result cache (external pipelines only): finished trials are written to it as they
+    /// end, and read from it unless reading is off.
+    pub cache: Option<&'a Cache>,
+}
+
+/// Runs every fixture `cfg.trials` times. `on_done` is called as each trial finishes (from worker
+/// threads). Records come back sorted by fixture id, then trial.
+pub fn run(
+    fixtures: &[&Fixture],
+    pipeline: &dyn Pipeline,
+    cfg: &RunConfig<'_>,
+    on_done: &(dyn Fn(&TrialRecord) + Sync),
+) -> Vec<TrialRecord> {
+    let work: Vec<(&Fixture, u32)> = fixtures
+        .iter()
+        .flat_map(|f| (0..cfg.trials).map(move |t| (*f, t)))
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(cfg.jobs.max(1))
+        .build();
+    let go = || {
+        work.par_iter()
+            .map(|(fixture, trial)| {
+                let record = run_or_reuse(fixture, *trial, pipeline, cfg);
+                on_done(&record);
+                record
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut records = match pool {
+        Ok(pool) => pool.install(go),
+        Err(_) => go(),
+    };
+    records.sort_by(|a, b| (&a.fixture, a.trial).cmp(&(&b.fixture, b.trial)));
+    records
+}
+
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// Runs one trial of one fixture, or takes it from the result cache when the cache holds it.
+fn run_or_reuse(
+    fixture: &Fixture,
+    trial: u32,
+    pipeline: &dyn Pipeline,
+    cfg: &RunConfig<'_>,
+) -> TrialRecord {
+    let Some(cache) = cfg.cache else {
+        return run_trial(fixture, trial, pipeline, cfg);
+    };
+    if let Some(mut record) = cache.get(fixture, trial) {
+        // The key covers what is materialized, not the category or the expectation: both are
+        // taken from the fixture as it is now.
+        record.category = fixture.category.clone();
+        record.golden = fixture.is_golden();
+        record.kept_at = None;
+        trial_score::score(fixture, &mut record);
+        record.cached = true;
+        return record;
+    }
+    let record = run_trial(fixture, trial, pipeline, cfg);
+    // Written as soon as the trial ends, so that an interrupted run resumes from here.
+    cache.put(fixture, trial, &record);
+    record
+}
+
+/// Runs one trial of one fixture.
+pub fn run_trial(
+    fixture: &Fixture,
+    trial: u32,
+    pipeline: &dyn Pipeline,
+    cfg: &RunConfig<'_>,
+) -> TrialRecord {
+    let started = Instant::now();
+    let dir = cfg.work_root.trial_dir(&fixture.id, trial);
+    let scratch = scratch_dir(&dir);
+    let mut record = TrialRecord::new(fixture, trial);
+    let Some(_writing) = crate::repo::workdir::begin_trial() else {
+        record.reason = "the run was interrupted before this trial started".into();
+        return record;
+    };
+    if cfg.work_root.keep() {
+        record.kept_at = Some(dir.display().to_string());
+    }
+    match materialize::materialize(fixture, &dir) {
+        Ok(mut materialized) => {
+            record.materialize_ms = started.elapsed().as_millis() as u64;
+            record.work_dir = materialized.work_dir.display().to_string();
+            rounds(
+                fixture,
+                trial,
+                pipeline,
+                cfg,
+                &scratch,
+                &mut materialized,
+                &mut record,
+            );
+            record.commits = materialized.commits.clone();
+        }
+        Err(e) => {
+            record.harness_error = Some(format!("the fixture could not be materialized: {e}"));
+        }
+    }
+    trial_score::score(fixture, &mut record);
+    record.duration_ms = started.elapsed().as_millis() as u64;
+    cleanup(cfg, &dir);
+    record
+}
+
+/// A folder beside the trial's repository (never inside it) for what the pipeline writes.
+fn scratch_dir(trial_dir: &Path) -> PathBuf {
+    trial_dir.with_file_name(format!(
+        "{}.scratch",
+        trial_dir
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default()
+    ))
+}
+
+fn cleanup(cfg: &RunConfig<'_>, dir: &Path) {
+    if !cfg.work_root.keep() {
+        let _ = std::fs::remove_dir_all(dir);
+        let _ = std::fs::remove_dir_all(scratch_dir(dir));
+        let _ = std::fs::remove_dir_all(dir.with_file_name(format!(
+            "{}-worktree",
+            dir.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+        )));
+    }
+}
+
+/// What the pipeline changed in the repository between two fingerprints.
+fn changes(before: &Result<RepoFingerprint, String>, work_dir: &Path) -> Vec<String> {
+    match (before, fingerprint::take(work_dir)) {
+        (Ok(before), Ok(after)) => before.changed(&after),
+        (Ok(_), Err(e)) => vec![format!("(the repository became unreadable: {e})")],
+        (Err(_), _) => Vec::new(),
+    }
+}
+
+/// Verifies round by round; between rounds applies the pipeline's fixer or the fixture's scripted
+/// fix. Records every round; scoring is `trial_score`'s.
+fn rounds(
+    fixture: &Fixture,
+    trial: u32,
+    pipeline: &dyn Pipeline,
+    cfg: &RunConfig<'_>,
+    scratch: &Path,
+    materialized: &mut Materialized,
+    record: &mut TrialRecord,
+) {
+    for round in 1..=cfg.max_rounds {
+        let input = RoundInput {
+            work_dir: &materialized.work_dir,
+            fixture_id: &fixture.id,
+            round,
+            trial,
+            base_ref: &cfg.base_ref,
+            scratch_dir: scratch,
+        };
+        let before = fingerprint::take(&materialized.work_dir);
+        let started = Instant::now();
+        let run =
+            catch_unwind(AssertUnwindSafe(|| pipeline.run_round(&input))).unwrap_or_else(|p| {
+                RoundRun {
+                    output: RoundOutput::Error(format!(
+                        "the pipeline panicked: {}",
+                        panic_message(p)
+                    )),
+                    process: None,
+                    report_file: None,
+                }
+            });
+        let mut round_record = RoundRecord::new(round, started.elapsed().as_millis() as u64);
+        round_record.modified_paths = changes(&before, &materialized.work_dir);
+        round_record.process = run.process;
+        let verdict = match run.output {
+            RoundOutput::Report(report, value) => {
+                round_record.findings = report.findings.len();
+                round_record.cost = report.cost.clone();
+                round_record.dimensions_run = crate::score::record::dimensions_run(&report);
+                let verdict = report.verdict();
+                match verdict {
+                    Some(v) => round_record.verdict = Some(v),
+                    None => {
+                        let message = report
+                            .error
+                            .as_ref()
+                            .map(|e| format!("{}: {}", e.code, e.message))
+                            .unwrap_or_else(|| "status error".into());
+                        round_record.error =
+                            Some(format!("the pipeline reported an error: {message}"));
+                    }
+                }
+                round_record.report = Some(value);
+                verdict
+            }
+            RoundOutput::Error(reason) => {
+                round_record.error = Some(reason);
+                None
+            }
+            RoundOutput::Timeout(reason) => {
+                round_record.error = Some(reason);
+                round_record.timed_out = true;
+                None
+            }
+        };
+        if verdict.is_none_or(|v| v == Verdict::Pass) {
+            record.rounds.push(round_record);
+            return;
+        }
+        if pipeline.has_fixer() {
+            // A fixer costs (an agent's tokens): none after the last round, nothing would verify it.
+            if round == cfg.max_rounds {
+                record.rounds.push(round_record);
+                return;
+            }
+            let last_report = run.report_file.unwrap_or_default();
+            let fix = pipeline.run_fixer(&FixInput {
+                round: input,
+                last_report: &last_report,
+            });
+            let Some(fix) = fix else {
+                record.rounds.push(round_record);
+                return;
+            };
+            round_record.fixer = Some(fix.process);
+            round_record.fix_cost = fix.cost;
+            if let Some(error) = fix.error {
+                round_record.fix_error = Some(error);
+                record.rounds.push(round_record);
+                return;
+            }
+            match materialized.commit_work_tree(round) {
+                Ok(commit) => round_record.fix_commit = commit,
+                Err(e) => {
+                    record.harness_error = Some(format!(
+                        "the fixer's changes after round {round} could not be committed: {e}"
+                    ));
+                    record.rounds.push(round_record);
+                    return;
+                }
+            }
+            record.rounds.push(round_record);
+            continue;
+        }
+        let Some((number, fix)) = fixture
+            .fixes
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.after_round == round)
+        else {
+            record.rounds.push(round_record);
+            return;
+        };
+        match materialized.apply_fix(fixture, number as u32 + 1, &fix.files) {
+            Ok(commit) => round_record.fix_commit = Some(commit),
+            Err(e) => {
+                record.harness_error = Some(format!(
+                    "the fix after round {round} could not be applied: {e}"
+                ));
+                record.rounds.push(round_record);
+                return;
+            }
+        }
+        record.rounds.push(round_record);
+    }
+}

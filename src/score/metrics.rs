@@ -1,0 +1,326 @@
+//! Metrics over trial outcomes (rates with Wilson 95% intervals, overall and per category), and
+//! the scenario's thresholds judged against them, which decide the exit code.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::corpus::scenario::Thresholds;
+use crate::exit_code;
+use crate::score::cost::CostTotal;
+use crate::score::outcome::{ConvergenceStatus, Outcome};
+use crate::score::rate::Rate;
+use crate::score::record::TrialRecord;
+use crate::score::trials::RepeatMetrics;
+
+/// Counts and rates over a set of trials.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Metrics {
+    pub fixtures: u64,
+    pub trials: u64,
+    pub outcomes: BTreeMap<Outcome, u64>,
+    /// false-pass / (detected + wrong-reason + false-pass).
+    pub false_pass_rate: Option<Rate>,
+    /// detected / (detected + wrong-reason + false-pass).
+    pub recall: Option<Rate>,
+    /// false-alarm / (passed + false-alarm).
+    pub false_alarm_rate: Option<Rate>,
+    /// Errors and timeouts.
+    pub errors: u64,
+    /// Trials whose convergence round differs from the expectation.
+    pub rounds_off: u64,
+    /// Trials by the round at which they first passed (`"never"` for none), among trials that
+    /// state an expectation.
+    pub rounds: BTreeMap<String, u64>,
+    /// Wall time of all trials, summed.
+    pub total_ms: u64,
+    /// Rounds run (verify, fix, re-verify) over all trials: what convergence cost in rounds.
+    #[serde(default)]
+    pub rounds_run: u64,
+    /// Wall time of those rounds (the pipeline's runs, without materialization and fixes), summed.
+    #[serde(default)]
+    pub round_ms: u64,
+    /// Cost of every round and fixer run, summed (unknown where not reported).
+    #[serde(default)]
+    pub cost: CostTotal,
+    /// Trials whose pipeline changed the repository it was verifying.
+    #[serde(default)]
+    pub modified_repo: u64,
+    /// pass^k, pass@1, disagreement and flaky fixtures, when fixtures ran more than once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<RepeatMetrics>,
+}
+
+impl Metrics {
+    pub fn count(&self, outcome: Outcome) -> u64 {
+        self.outcomes.get(&outcome).copied().unwrap_or(0)
+    }
+
+    pub fn of<'a>(trials: impl IntoIterator<Item = &'a TrialRecord>) -> Metrics {
+        let mut m = Metrics::default();
+        let mut fixtures = std::collections::BTreeSet::new();
+        let trials: Vec<&TrialRecord> = trials.into_iter().collect();
+        m.repeat = crate::score::trials::repeat_metrics(trials.iter().copied());
+        for t in trials {
+            fixtures.insert(t.fixture.clone());
+            m.trials += 1;
+            *m.outcomes.entry(t.outcome).or_default() += 1;
+            m.total_ms += t.duration_ms;
+            m.rounds_run += t.rounds.len() as u64;
+            m.round_ms += t.rounds.iter().map(|r| r.duration_ms).sum::<u64>();
+            m.cost.merge(&t.cost);
+            m.modified_repo += u64::from(t.modified_repo);
+            if let Some(c) = &t.convergence {
+                if c.status != ConvergenceStatus::AsExpected {
+                    m.rounds_off += 1;
+                }
+                let key = c
+                    .actual
+                    .map_or_else(|| "never".to_owned(), |r| r.to_string());
+                *m.rounds.entry(key).or_default() += 1;
+            }
+        }
+        m.fixtures = fixtures.len() as u64;
+        let omission = m.count(Outcome::Detected)
+            + m.count(Outcome::WrongReason)
+            + m.count(Outcome::FalsePass);
+        let golden = m.count(Outcome::Passed) + m.count(Outcome::FalseAlarm);
+        if omission > 0 {
+            m.false_pass_rate = Some(Rate::new(m.count(Outcome::FalsePass), omission));
+            m.recall = Some(Rate::new(m.count(Outcome::Detected), omission));
+        }
+        if golden > 0 {
+            m.false_alarm_rate = Some(Rate::new(m.count(Outcome::FalseAlarm), golden));
+        }
+        m.errors = m.count(Outcome::Error) + m.count(Outcome::Timeout);
+        m
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MetricsReport {
+    pub overall: Metrics,
+    pub per_category: BTreeMap<String, Metrics>,
+}
+
+impl MetricsReport {
+    pub fn of(trials: &[TrialRecord]) -> MetricsReport {
+        let mut by_category: BTreeMap<String, Vec<&TrialRecord>> = BTreeMap::new();
+        for t in trials {
+            by_category.entry(t.category.clone()).or_default().push(t);
+        }
+        MetricsReport {
+            overall: Metrics::of(trials),
+            per_category: by_category
+                .into_iter()
+                .map(|(k, v)| (k, Metrics::of(v)))
+                .collect(),
+        }
+    }
+}
+
+/// One threshold judged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ThresholdResult {
+    pub name: String,
+    /// The measured figure, as shown (`0/48`, `1.000`); `n/a` when nothing was measured.
+    pub figure: String,
+    /// The bar, as shown (`<= 0`, `>= 1.000`).
+    pub bar: String,
+    pub met: bool,
+    /// The exit code this threshold gives when broken.
+    pub exit_code: i32,
+}
+
+/// Judges `thresholds` against the overall metrics.
+pub fn judge(m: &Metrics, thresholds: &Thresholds) -> Vec<ThresholdResult> {
+    let rate = |r: &Option<Rate>| r.and_then(|r| r.value);
+    let show = |r: &Option<Rate>| {
+        r.map_or("n/a (none measured)".to_owned(), |r| {
+            format!(
+                "{:.3} ({}/{})",
+                r.value.unwrap_or(0.0),
+                r.numerator,
+                r.denominator
+            )
+        })
+    };
+    vec![
+        ThresholdResult {
+            name: "false-pass rate".into(),
+            figure: show(&m.false_pass_rate),
+            bar: format!("<= {:.3}", thresholds.max_false_pass_rate),
+            met: rate(&m.false_pass_rate).is_none_or(|v| v <= thresholds.max_false_pass_rate),
+            exit_code: exit_code::THRESHOLDS,
+        },
+        ThresholdResult {
+            name: "recall".into(),
+            figure: show(&m.recall),
+            bar: format!(">= {:.3}", thresholds.min_recall),
+            met: rate(&m.recall).is_none_or(|v| v >= thresholds.min_recall),
+            exit_code: exit_code::THRESHOLDS,
+        },
+        ThresholdResult {
+            name: "false alarms".into(),
+            figure: m.count(Outcome::FalseAlarm).to_string(),
+            bar: format!("<= {}", thresholds.max_false_alarms),
+            met: m.count(Outcome::FalseAlarm) <= thresholds.max_false_alarms,
+            exit_code: exit_code::GOLDEN_FAILED,
+        },
+        ThresholdResult {
+            name: "errors and timeouts".into(),
+            figure: m.errors.to_string(),
+            bar: format!("<= {}", thresholds.max_errors),
+            met: m.errors <= thresholds.max_errors,
+            exit_code: exit_code::ERRORS,
+        },
+        ThresholdResult {
+            name: "rounds off expectation".into(),
+            figure: m.rounds_off.to_string(),
+            bar: format!("<= {}", thresholds.max_rounds_off),
+            met: m.rounds_off <= thresholds.max_rounds_off,
+            exit_code: exit_code::THRESHOLDS,
+        },
+    ]
+    .into_iter()
+    .chain(flaky_threshold(m, thresholds))
+    .collect()
+}
+
+/// Judges the optional per-category recall bars (`min_category_recall`): one result per category
+/// that has a bar, by name or through `"*"`. A category without omission trials in this run is
+/// not measured, and says so.
+pub fn judge_categories(report: &MetricsReport, thresholds: &Thresholds) -> Vec<ThresholdResult> {
+    let bars = &thresholds.min_category_recall;
+    let categories: std::collections::BTreeSet<&String> = report
+        .per_category
+        .keys()
+        .chain(bars.keys().filter(|k| k.as_str() != "*"))
+        .collect();
+    categories
+        .into_iter()
+        .filter_map(|category| {
+            let bar = *bars.get(category).or_else(|| bars.get("*"))?;
+            let recall = report.per_category.get(category).and_then(|m| m.recall);
+            // `"*"` covers the categories that have omission trials (not the goldens'); a category
+            // named explicitly is always shown, measured or not.
+            if recall.is_none() && !bars.contains_key(category) {
+                return None;
+            }
+            let figure = recall.map_or("n/a (none measured)".to_owned(), |r| {
+                format!(
+                    "{:.3} ({}/{})",
+                    r.value.unwrap_or(0.0),
+                    r.numerator,
+                    r.denominator
+                )
+            });
+            Some(ThresholdResult {
+                name: format!("recall of {category}"),
+                figure,
+                bar: format!(">= {bar:.3}"),
+                met: recall.and_then(|r| r.value).is_none_or(|v| v >= bar),
+                exit_code: exit_code::THRESHOLDS,
+            })
+        })
+        .collect()
+}
+
+/// Fixtures good in some trials, not all; judged only when fixtures ran more than once (with one
+/// trial each nothing can be flaky).
+fn flaky_threshold(m: &Metrics, thresholds: &Thresholds) -> Option<ThresholdResult> {
+    let flaky = m.repeat.as_ref()?.flaky;
+    Some(ThresholdResult {
+        name: "flaky fixtures".into(),
+        figure: flaky.to_string(),
+        bar: format!("<= {}", thresholds.max_flaky),
+        met: flaky <= thresholds.max_flaky,
+        exit_code: exit_code::THRESHOLDS,
+    })
+}
+
+/// The exit code of a run: the broken threshold of highest precedence (see `exit_code.rs`).
+pub fn exit_code_of(results: &[ThresholdResult]) -> i32 {
+    let broken: Vec<i32> = results
+        .iter()
+        .filter(|t| !t.met)
+        .map(|t| t.exit_code)
+        .collect();
+    [
+        exit_code::GOLDEN_FAILED,
+        exit_code::ERRORS,
+        exit_code::THRESHOLDS,
+    ]
+    .into_iter()
+    .find(|c| broken.contains(c))
+    .unwrap_or(exit_code::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_golden_outranks_a_false_pass_in_the_exit_code() {
+        let m = Metrics {
+            outcomes: [
+                (Outcome::FalsePass, 1),
+                (Outcome::FalseAlarm, 1),
+                (Outcome::Detected, 1),
+                (Outcome::Passed, 1),
+            ]
+            .into(),
+            false_pass_rate: Some(Rate::new(1, 2)),
+            recall: Some(Rate::new(1, 2)),
+            ..Metrics::default()
+        };
+        let judged = judge(&m, &Thresholds::default());
+        assert_eq!(judged.iter().filter(|t| !t.met).count(), 3);
+        assert_eq!(exit_code_of(&judged), exit_code::GOLDEN_FAILED);
+    }
+
+    #[test]
+    fn a_category_below_its_recall_bar_is_named_and_others_are_judged_by_the_wildcard() {
+        let metrics = |detected, missed| Metrics {
+            recall: Some(Rate::new(detected, detected + missed)),
+            ..Metrics::default()
+        };
+        let report = MetricsReport {
+            overall: Metrics::default(),
+            per_category: [
+                ("evidence".to_owned(), metrics(3, 1)),
+                ("review".to_owned(), metrics(4, 0)),
+                ("golden".to_owned(), Metrics::default()),
+            ]
+            .into(),
+        };
+        let thresholds = Thresholds {
+            min_category_recall: [("*".to_owned(), 0.9), ("review".to_owned(), 1.0)].into(),
+            ..Thresholds::default()
+        };
+        let judged = judge_categories(&report, &thresholds);
+        let names: Vec<(&str, bool)> = judged.iter().map(|t| (t.name.as_str(), t.met)).collect();
+        assert_eq!(
+            names,
+            [("recall of evidence", false), ("recall of review", true)]
+        );
+        assert_eq!(judged[0].figure, "0.750 (3/4)");
+        assert_eq!(judged[0].bar, ">= 0.900");
+        assert_eq!(exit_code_of(&judged), exit_code::THRESHOLDS);
+    }
+
+    #[test]
+    fn a_false_pass_breaks_the_default_thresholds() {
+        let m = Metrics {
+            outcomes: [(Outcome::FalsePass, 1), (Outcome::Detected, 9)].into(),
+            false_pass_rate: Some(Rate::new(1, 10)),
+            recall: Some(Rate::new(9, 10)),
+            ..Metrics::default()
+        };
+        assert_eq!(
+            exit_code_of(&judge(&m, &Thresholds::default())),
+            exit_code::THRESHOLDS
+        );
+    }
+}

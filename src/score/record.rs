@@ -1,0 +1,167 @@
+//! The record of one trial: its outcome, its rounds, what each round's pipeline said and cost.
+//! Everything scored and reported is computed from these records; `results.json` holds them.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::corpus::Fixture;
+use crate::score::cost::CostTotal;
+use crate::score::outcome::{Convergence, MatcherResult, Outcome};
+use gatebench_process::ProcessRecord;
+use gatebench_report::{Cost, Verdict};
+
+/// One trial of one fixture.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct TrialRecord {
+    pub fixture: String,
+    pub category: String,
+    pub golden: bool,
+    /// 0-based.
+    pub trial: u32,
+    pub outcome: Outcome,
+    /// Why the outcome is what it is, in one line.
+    pub reason: String,
+    /// Each expected finding and the finding of round 1 that met it.
+    pub matchers: Vec<MatcherResult>,
+    pub rounds: Vec<RoundRecord>,
+    pub convergence: Option<Convergence>,
+    /// Commit ids by layer (`base`, `head`, `fix1`, ...): identical on every run.
+    pub commits: BTreeMap<String, String>,
+    pub materialize_ms: u64,
+    pub duration_ms: u64,
+    /// Where the pipeline ran.
+    pub work_dir: String,
+    /// Set when the repository was kept (`--keep`).
+    pub kept_at: Option<String>,
+    /// A failure of the harness, not of the pipeline (the fixture could not be materialized, a
+    /// scripted fix could not be applied): the trial is an `error` whatever its rounds say.
+    #[serde(default)]
+    pub harness_error: Option<String>,
+    /// The pipeline changed the repository it was asked to verify (see `modified_paths`).
+    #[serde(default)]
+    pub modified_repo: bool,
+    /// What it changed, over all rounds: `HEAD`, `refs/...`, `index:<path>` or a work-tree path.
+    #[serde(default)]
+    pub modified_paths: Vec<String>,
+    /// The cost of every round and fixer run, summed.
+    #[serde(default)]
+    pub cost: CostTotal,
+    /// Taken from the result cache: the pipeline did not run in this run.
+    #[serde(default)]
+    pub cached: bool,
+}
+
+impl TrialRecord {
+    /// Trial `trial` of `fixture`, not run yet: an `error` until the runner records what happened.
+    pub fn new(fixture: &Fixture, trial: u32) -> Self {
+        Self::named(&fixture.id, &fixture.category, fixture.is_golden(), trial)
+    }
+
+    /// Trial `trial` of the fixture `id`, not run yet, for when no loaded fixture is at hand.
+    pub fn named(id: &str, category: &str, golden: bool, trial: u32) -> Self {
+        TrialRecord {
+            fixture: id.to_owned(),
+            category: category.to_owned(),
+            golden,
+            trial,
+            outcome: Outcome::Error,
+            reason: "the trial did not run".into(),
+            matchers: Vec::new(),
+            rounds: Vec::new(),
+            convergence: None,
+            commits: BTreeMap::new(),
+            materialize_ms: 0,
+            duration_ms: 0,
+            work_dir: String::new(),
+            kept_at: None,
+            harness_error: None,
+            modified_repo: false,
+            modified_paths: Vec::new(),
+            cost: CostTotal::default(),
+            cached: false,
+        }
+    }
+}
+
+/// One round: one run of the pipeline.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct RoundRecord {
+    /// 1-based.
+    pub round: u32,
+    /// `None` when the round gave no usable answer (see `error`).
+    pub verdict: Option<Verdict>,
+    pub error: Option<String>,
+    pub timed_out: bool,
+    pub duration_ms: u64,
+    pub findings: usize,
+    /// The commit of the scripted fix applied after this round, if any.
+    pub fix_commit: Option<String>,
+    /// What the pipeline reported, when known; absent means unknown, not zero.
+    pub cost: Option<Cost>,
+    /// The report v1 the pipeline wrote, as read.
+    pub report: Option<serde_json::Value>,
+    /// The verifier's process (external pipelines): exit status and its output, bounded.
+    #[serde(default)]
+    pub process: Option<ProcessRecord>,
+    /// What the pipeline changed in the repository during this round (read-only check).
+    #[serde(default)]
+    pub modified_paths: Vec<String>,
+    /// The external fixer run after this round, if any.
+    #[serde(default)]
+    pub fixer: Option<ProcessRecord>,
+    /// What the fixer reported it cost (`$GATEBENCH_FIX_COST`); absent means unknown.
+    #[serde(default)]
+    pub fix_cost: Option<Cost>,
+    /// Why the fixer failed, when it did; the loop stopped there.
+    #[serde(default)]
+    pub fix_error: Option<String>,
+    /// The skills of the report that ran in this round (for the verification loop its dimensions
+    /// `V1_BUILD`..`V5_STANDARD` and `DELIVERY_DOCUMENTS`): `skillResults` entries COMPLETED,
+    /// PASSED, FAILED or BLOCKED (attempted); SKIPPED and NOT_RUN ones did not run.
+    #[serde(default)]
+    pub dimensions_run: Vec<String>,
+}
+
+/// The skills a report says ran: every `skillResults` entry whose status is COMPLETED, PASSED,
+/// FAILED or BLOCKED, in report order.
+pub fn dimensions_run(report: &gatebench_report::Report) -> Vec<String> {
+    use gatebench_report::SkillStatus;
+    report
+        .skill_results
+        .iter()
+        .filter(|s| {
+            matches!(
+                s.status,
+                SkillStatus::Completed
+                    | SkillStatus::Passed
+                    | SkillStatus::Failed
+                    | SkillStatus::Blocked
+            )
+        })
+        .map(|s| s.skill.clone())
+        .collect()
+}
+
+impl RoundRecord {
+    pub fn new(round: u32, duration_ms: u64) -> Self {
+        RoundRecord {
+            round,
+            verdict: None,
+            error: None,
+            timed_out: false,
+            duration_ms,
+            findings: 0,
+            fix_commit: None,
+            cost: None,
+            report: None,
+            process: None,
+            modified_paths: Vec::new(),
+            fixer: None,
+            fix_cost: None,
+            fix_error: None,
+            dimensions_run: Vec::new(),
+        }
+    }
+}
