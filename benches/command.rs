@@ -54,6 +54,7 @@ fn bench(c: &mut Criterion) {
         version: None,
         files: Vec::new(),
         fixer: None,
+        kinds: Vec::new(),
     });
     let pipeline = gatebench::pipeline::select::from_spec(&spec, root);
     let round_dir = scratch.path().join("rounds");

@@ -63,6 +63,7 @@ fn rounds(c: &mut Criterion) {
         .expect("the three-round fixture");
     let work = WorkRoot::create(Some(&scratch_root()), false).unwrap();
     let gate = gatebench::pipeline::select::from_spec(&PipelineSpec::Builtin, root());
+    let scoring = gatebench::pipeline::select::scoring(gate.as_ref());
     let cfg = RunConfig {
         jobs: 1,
         trials: 1,
@@ -70,6 +71,7 @@ fn rounds(c: &mut Criterion) {
         base_ref: "main".into(),
         work_root: &work,
         cache: None,
+        scoring: &scoring,
     };
     let check = run_trial(fixture, 0, gate.as_ref(), &cfg);
     assert_eq!(

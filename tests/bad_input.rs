@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const GOLDEN: &str = "id: g\ndescription: a golden\ncategory: golden\nbase: base\nhead:\n  overlay: head\nexpect:\n  verdict: pass\n";
-const OMISSION: &str = "id: o\ndescription: an omission\ncategory: c\nextends: g\nplant:\n  delete: [src/a.py]\nexpect:\n  verdict: fail\n  findings:\n    - validator: requirement-code-closure\n";
+const OMISSION: &str = "id: o\ndescription: an omission\ncategory: c\nextends: g\nplant:\n  delete: [src/a.py]\nexpect:\n  verdict: fail\n  kind: code-ref-broken\n  locus:\n    - path: src/a.py\n";
 
 /// A fixtures folder with one golden `g` and one omission `o`, both valid.
 fn corpus() -> tempfile::TempDir {
@@ -145,7 +145,7 @@ fn an_unknown_key_names_its_line() {
     );
     assert_rejected(
         &dir,
-        &["fixtures/o/fixture.yaml:11:1", "unknown field `colour`"],
+        &["fixtures/o/fixture.yaml:12:1", "unknown field `colour`"],
     );
 }
 

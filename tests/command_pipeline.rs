@@ -497,17 +497,18 @@ fn replay_rescores_a_recorded_run_against_changed_expectations_without_invoking_
     );
     let invoked = count(&counter);
 
-    // The expectation changes (not what is materialized): the recorded report no longer meets it.
+    // The expectation changes (not what is materialized): the locus moves where the recorded
+    // report points at nothing, so it no longer localizes the omission.
     let yaml = fixtures.join(OMISSION).join("fixture.yaml");
     let text = std::fs::read_to_string(&yaml).unwrap();
-    std::fs::write(
-        &yaml,
-        text.replace(
-            "validator: task-set-complete",
-            "validator: approval-current",
-        ),
-    )
-    .unwrap();
+    let start = text.find("  locus:\n").unwrap();
+    let end = text.find("  findings:\n").unwrap();
+    let moved = format!(
+        "{}  locus:\n    - path: src/subscription/api.py\n{}",
+        &text[..start],
+        &text[end..]
+    );
+    std::fs::write(&yaml, moved).unwrap();
     let replayed = gatebench::run::replay::replay(&gatebench::run::replay::ReplayOptions {
         recorded: recorded.dir.clone(),
         fixtures_dir: Some(fixtures.clone()),

@@ -44,6 +44,7 @@ fn main() {
 fn check(fixture: &corpus::Fixture) -> Result<(), Failed> {
     let root = WorkRoot::create(None, false).map_err(|e| e.to_string())?;
     let gate = gatebench::pipeline::select::from_spec(&PipelineSpec::Builtin, Path::new("."));
+    let scoring = gatebench::pipeline::select::scoring(gate.as_ref());
     let cfg = RunConfig {
         jobs: 1,
         trials: 1,
@@ -51,6 +52,7 @@ fn check(fixture: &corpus::Fixture) -> Result<(), Failed> {
         base_ref: "main".into(),
         work_root: &root,
         cache: None,
+        scoring: &scoring,
     };
     let record = run_trial(fixture, 0, gate.as_ref(), &cfg);
     if !record.outcome.is_good() {

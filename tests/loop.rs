@@ -35,6 +35,7 @@ fn trial(id: &str) -> TrialRecord {
         .unwrap_or_else(|| panic!("no fixture {id}"));
     let work = WorkRoot::create(None, false).expect("work root");
     let gate = gatebench::pipeline::select::from_spec(&PipelineSpec::Builtin, root());
+    let scoring = gatebench::pipeline::select::scoring(gate.as_ref());
     let cfg = RunConfig {
         jobs: 1,
         trials: 1,
@@ -42,6 +43,7 @@ fn trial(id: &str) -> TrialRecord {
         base_ref: "main".into(),
         work_root: &work,
         cache: None,
+        scoring: &scoring,
     };
     run_trial(fixture, 0, gate.as_ref(), &cfg)
 }

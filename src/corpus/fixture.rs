@@ -4,6 +4,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::corpus::taxonomy::Kind;
+
 use gatebench_report::Verdict;
 
 /// One `fixture.yaml`. A golden has `base`; an omission fixture has `extends` and `plant`.
@@ -84,12 +86,63 @@ pub struct Plant {
 pub struct Expect {
     /// The verdict of round 1.
     pub verdict: Verdict,
-    /// Findings that must be reported; each matcher must match at least one finding.
-    #[serde(default)]
+    /// Omission fixtures: the kind of omission planted, from the taxonomy (docs/TAXONOMY.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<Kind>,
+    /// Omission fixtures: where the omission is, as any verifier's findings can point at it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locus: Vec<LocusEntry>,
+    /// An extra check for the built-in gate only: reference-gate findings that must be reported
+    /// (each matcher must match at least one finding). Other pipelines are scored on `kind` and
+    /// `locus` alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<FindingMatcher>,
     /// The round at which the verdict is expected to become PASS, or `never`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<ExpectedRounds>,
+}
+
+/// One place an omission is: exactly one of `path` (with optional `lines`), `requirement`,
+/// `obligation` or `task`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LocusEntry {
+    /// A repository path as materialized (relative to the repository root).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// With `path`: the lines `[START, END]`, 1-based and inclusive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<[u64; 2]>,
+    /// A requirement id, e.g. `REQ-001`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requirement: Option<String>,
+    /// A behaviour obligation id, e.g. `REQ-001-B04`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub obligation: Option<String>,
+    /// A task id, e.g. `T2`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<String>,
+}
+
+impl LocusEntry {
+    /// The entry as one line: `src/a.py:3-9`, `obligation REQ-001-B04`.
+    pub fn describe(&self) -> String {
+        match (
+            &self.path,
+            self.lines,
+            &self.requirement,
+            &self.obligation,
+            &self.task,
+        ) {
+            (Some(p), Some([a, b]), ..) if a == b => format!("{p}:{a}"),
+            (Some(p), Some([a, b]), ..) => format!("{p}:{a}-{b}"),
+            (Some(p), None, ..) => p.clone(),
+            (None, _, Some(r), ..) => format!("requirement {r}"),
+            (None, _, None, Some(o), _) => format!("obligation {o}"),
+            (None, _, None, None, Some(t)) => format!("task {t}"),
+            _ => "(empty)".into(),
+        }
+    }
 }
 
 /// Matches one reported finding; every key given must hold for the same finding.

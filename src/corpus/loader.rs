@@ -7,9 +7,12 @@ use std::path::{Path, PathBuf};
 use regex::Regex;
 use sha2::{Digest, Sha256};
 
-use crate::corpus::fixture::{ExpectedRounds, FindingMatcher, FixtureFile, Layer, LayerName};
+use crate::corpus::fixture::{
+    ExpectedRounds, FindingMatcher, FixtureFile, Layer, LayerName, LocusEntry,
+};
 use crate::corpus::paths::check_repo_path;
 use crate::corpus::placeholder::{self, Stage};
+use crate::corpus::taxonomy::Kind;
 use crate::corpus::yaml;
 use crate::error::{Error, Position};
 use gatebench_report::Verdict;
@@ -65,6 +68,11 @@ pub struct FixState {
 #[derive(Debug, Clone)]
 pub struct Expectation {
     pub verdict: Verdict,
+    /// Omission fixtures: the planted kind (goldens have none).
+    pub kind: Option<Kind>,
+    /// Omission fixtures: where the omission is (goldens have none).
+    pub locus: Vec<LocusEntry>,
+    /// Reference-gate matchers: an extra check for the built-in gate only.
     pub findings: Vec<Matcher>,
     pub rounds: Option<ExpectedRounds>,
 }
@@ -228,6 +236,9 @@ fn common_checks(ctx: &Ctx, f: &FixtureFile) -> Result<Expectation, Error> {
             pattern,
         });
     }
+    for entry in &f.expect.locus {
+        check_locus_entry(ctx, entry)?;
+    }
     let mut last = 0;
     for fix in &f.fixes {
         if fix.after_round <= last {
@@ -259,6 +270,8 @@ fn common_checks(ctx: &Ctx, f: &FixtureFile) -> Result<Expectation, Error> {
     }
     Ok(Expectation {
         verdict: f.expect.verdict,
+        kind: f.expect.kind,
+        locus: f.expect.locus.clone(),
         findings,
         rounds: f.expect.rounds,
     })
@@ -290,6 +303,13 @@ fn build_golden(file: &Path, p: &yaml::Parsed<FixtureFile>) -> Result<Fixture, E
     }
     if !expect.findings.is_empty() {
         return Err(ctx.err("findings", "findings", "a golden expects no findings"));
+    }
+    if expect.kind.is_some() || !expect.locus.is_empty() {
+        return Err(ctx.err(
+            "expect",
+            "expect",
+            "a golden plants nothing: it has no `kind` and no `locus`",
+        ));
     }
     let base_dir = f
         .base
@@ -383,8 +403,11 @@ fn build_omission(
     if expect.verdict == Verdict::Pass && f.fixes.is_empty() {
         return Err(ctx.err("verdict", "pass", "an omission fixture must expect `fail` or `blocked`: a correct gate never passes a known omission"));
     }
-    if expect.findings.is_empty() {
-        return Err(ctx.err("expect", "expect", "an omission fixture must name at least one finding a correct gate reports (`expect.findings`)"));
+    if expect.kind.is_none() {
+        return Err(ctx.err("expect", "expect", "an omission fixture must state the `kind` of omission it plants (an id of docs/TAXONOMY.md)"));
+    }
+    if expect.locus.is_empty() {
+        return Err(ctx.err("expect", "expect", "an omission fixture must state the `locus` of what it plants (paths with optional lines, requirement, obligation or task ids)"));
     }
     let layer = Layer {
         overlay: plant.overlay.clone(),
@@ -419,6 +442,7 @@ fn build_omission(
             states.unstaged = Some(apply_layer(&ctx, "plant", from, &layer)?);
         }
     }
+    check_locus_paths(&ctx, &expect.locus, &[&states, &golden.states])?;
     ctx.hasher
         .borrow_mut()
         .update(golden.content_hash.as_bytes());
@@ -482,6 +506,86 @@ fn finish(
         fixes,
         content_hash,
     })
+}
+
+/// One locus entry names exactly one place; lines go with a path and read `[START, END]`.
+fn check_locus_entry(ctx: &Ctx, entry: &LocusEntry) -> Result<(), Error> {
+    let named = [
+        entry.path.is_some(),
+        entry.requirement.is_some(),
+        entry.obligation.is_some(),
+        entry.task.is_some(),
+    ]
+    .into_iter()
+    .filter(|b| *b)
+    .count();
+    let shown = entry.describe();
+    if named != 1 {
+        return Err(ctx.err(
+            "locus",
+            "locus",
+            format!("a locus entry names exactly one of path, requirement, obligation or task (`{shown}`)"),
+        ));
+    }
+    if let Some(path) = &entry.path {
+        check_repo_path(path).map_err(|e| ctx.err("path", path, e))?;
+    }
+    for id in [&entry.requirement, &entry.obligation, &entry.task]
+        .into_iter()
+        .flatten()
+    {
+        if id.trim().is_empty() || id.chars().any(char::is_whitespace) {
+            return Err(ctx.err("locus", id, format!("`{id}` is not an id")));
+        }
+    }
+    match (entry.lines, &entry.path) {
+        (Some(_), None) => Err(ctx.err("lines", "lines", "`lines` goes with a `path`")),
+        (Some([start, end]), Some(path)) if start == 0 || end < start => Err(ctx.err(
+            "lines",
+            "lines",
+            format!("`lines` of {path} must be [START, END] with 1 <= START <= END"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A locus path is a file of the repository the fixture materializes, or one its golden had (a
+/// deleted file is a locus when its absence is the omission); its lines exist in the file.
+fn check_locus_paths(ctx: &Ctx, locus: &[LocusEntry], all: &[&States]) -> Result<(), Error> {
+    let layers: Vec<&Files> = all
+        .iter()
+        .flat_map(|states| {
+            [
+                states.unstaged.as_ref(),
+                states.staged.as_ref(),
+                Some(&states.head),
+                Some(&states.base),
+            ]
+        })
+        .flatten()
+        .collect();
+    for entry in locus {
+        let Some(path) = &entry.path else { continue };
+        let Some(content) = layers.iter().find_map(|files| files.get(path)) else {
+            return Err(ctx.err(
+                "path",
+                path,
+                format!("locus path {path} is in no layer of the fixture or its golden"),
+            ));
+        };
+        if let Some([_, end]) = entry.lines {
+            let count =
+                content.split(|b| *b == b'\n').count() as u64 - u64::from(content.ends_with(b"\n"));
+            if end > count {
+                return Err(ctx.err(
+                    "path",
+                    path,
+                    format!("locus lines of {path} end at {end}, past its {count} lines"),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn check_placeholders(ctx: &Ctx, states: &States, fixes: &[FixState]) -> Result<(), Error> {

@@ -7,6 +7,7 @@ pub mod loader;
 pub mod paths;
 pub mod placeholder;
 pub mod scenario;
+pub mod taxonomy;
 pub mod yaml;
 
 pub use loader::{load, Corpus, Files, Fixture};

@@ -8,6 +8,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::corpus::taxonomy::Kind;
 use crate::corpus::yaml;
 use crate::corpus::{Corpus, Fixture};
 use crate::error::{Error, Result};
@@ -139,6 +140,30 @@ pub struct CommandSpec {
     /// Runs between rounds instead of the fixtures' scripted fixes; its changes are committed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fixer: Option<FixerSpec>,
+    /// How the verifier's findings map onto the omission taxonomy (docs/TAXONOMY.md), for the
+    /// typing rate: the first rule whose every pattern matches a finding gives its kind.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kinds: Vec<KindRule>,
+}
+
+/// One rule of a `kinds:` mapping: a taxonomy kind, and regular expressions searched in the
+/// finding's fields; every pattern given must match (at least one is required).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KindRule {
+    pub kind: Kind,
+    /// Searched in the finding's `class` (seed 001: correctness, coverage, test-failure, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+    /// Searched in the finding's `validator`, for verifiers that write one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validator: Option<String>,
+    /// Searched in the finding's `title`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Searched in the finding's `description`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
 }
 
 /// An external fixer, run between rounds with `$GATEBENCH_LAST_REPORT` set.
@@ -253,6 +278,19 @@ pub struct Thresholds {
     /// named. Each category below its bar is a broken threshold of its own (exit 2).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub min_category_recall: BTreeMap<String, f64>,
+    /// Optional: the least share of caught omission trials whose findings point at the locus.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_localization: Option<f64>,
+    /// Optional: the least share of FAIL-level findings on omission fixtures that point at the
+    /// locus.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_finding_precision: Option<f64>,
+    /// Optional: the least Requirement Recall (seed 004 16.2): planted requirement ids named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_requirement_recall: Option<f64>,
+    /// Optional: the least Obligation Recall (seed 004 16.2): planted obligation ids named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_obligation_recall: Option<f64>,
     /// A committed results file, relative to this scenario, that the run must not regress
     /// against (the ratchet): any fixture that newly passes falsely, is newly missed, newly
     /// alarms or newly errors breaks the run (exit 2), even while the absolute bars hold. Only
@@ -275,6 +313,10 @@ impl Default for Thresholds {
             max_rounds_off: 0,
             max_flaky: 0,
             min_category_recall: BTreeMap::new(),
+            min_localization: None,
+            min_finding_precision: None,
+            min_requirement_recall: None,
+            min_obligation_recall: None,
             baseline: None,
         }
     }
@@ -304,10 +346,21 @@ impl Scenario {
                 "`max_rounds` must be 1 or more".into(),
             ));
         }
+        let th = &spec.thresholds;
+        let optional = [
+            ("min_localization", th.min_localization),
+            ("min_finding_precision", th.min_finding_precision),
+            ("min_requirement_recall", th.min_requirement_recall),
+            ("min_obligation_recall", th.min_obligation_recall),
+        ];
         for (key, value) in [
-            ("max_false_pass_rate", spec.thresholds.max_false_pass_rate),
-            ("min_recall", spec.thresholds.min_recall),
-        ] {
+            ("max_false_pass_rate", Some(th.max_false_pass_rate)),
+            ("min_recall", Some(th.min_recall)),
+        ]
+        .into_iter()
+        .chain(optional)
+        .filter_map(|(key, value)| Some((key, value?)))
+        {
             if !(0.0..=1.0).contains(&value) {
                 return Err(at(key, key, format!("`{key}` must be between 0 and 1")));
             }
@@ -369,6 +422,24 @@ fn check_command(c: &CommandSpec) -> std::result::Result<(), (&'static str, Stri
                 "timeout_secs".into(),
                 "`timeout_secs` must be a number of seconds above 0".into(),
             ));
+        }
+    }
+    for rule in &c.kinds {
+        let patterns = [&rule.class, &rule.validator, &rule.title, &rule.description];
+        if patterns.iter().all(|p| p.is_none()) {
+            return Err((
+                "kind",
+                rule.kind.as_str().into(),
+                format!(
+                    "the `kinds` rule for `{}` needs at least one of class, validator, title, description",
+                    rule.kind.as_str()
+                ),
+            ));
+        }
+        for pattern in patterns.into_iter().flatten() {
+            if let Err(e) = regex::Regex::new(pattern) {
+                return Err(("kinds", pattern.clone(), format!("invalid pattern: {e}")));
+            }
         }
     }
     for name in c.env.keys().chain(&c.env_allowlist) {

@@ -70,6 +70,8 @@ pub struct Comparison {
     pub overall: Vec<RateDelta>,
     /// Per category, only the rates that differ.
     pub per_category: Vec<(String, Vec<RateDelta>)>,
+    /// Per taxonomy kind, only the rates that differ.
+    pub per_kind: Vec<(String, Vec<RateDelta>)>,
     pub counts: Vec<(String, u64, u64)>,
     pub convergence: (ConvergenceSummary, ConvergenceSummary),
     /// Cost of every round and fixer run (`cost.rs`); unknown where not reported.
@@ -84,11 +86,17 @@ impl Comparison {
     }
 }
 
-fn rates(m: &Metrics) -> [(&'static str, Option<Rate>); 3] {
+fn rates(m: &Metrics) -> [(&'static str, Option<Rate>); 8] {
+    let g = &m.ground_truth;
     [
         ("false-pass rate", m.false_pass_rate),
         ("recall", m.recall),
         ("false-alarm rate", m.false_alarm_rate),
+        ("localization", g.localization),
+        ("typing", g.typing),
+        ("finding precision", g.finding_precision),
+        ("requirement recall", g.requirement_recall),
+        ("obligation recall", g.obligation_recall),
     ]
 }
 
@@ -105,6 +113,24 @@ fn rate_deltas(base: Option<&Metrics>, new: Option<&Metrics>) -> Vec<RateDelta> 
         .collect()
 }
 
+/// Per group (category or kind) in either run, the rates that differ between them.
+fn differing(
+    base: &BTreeMap<String, Metrics>,
+    new: &BTreeMap<String, Metrics>,
+) -> Vec<(String, Vec<RateDelta>)> {
+    let groups: BTreeSet<&String> = base.keys().chain(new.keys()).collect();
+    groups
+        .into_iter()
+        .filter_map(|g| {
+            let deltas: Vec<RateDelta> = rate_deltas(base.get(g), new.get(g))
+                .into_iter()
+                .filter(|d| d.base.and_then(|r| r.value) != d.new.and_then(|r| r.value))
+                .collect();
+            (!deltas.is_empty()).then(|| (g.clone(), deltas))
+        })
+        .collect()
+}
+
 /// Compares `new` against `base`; the labels name them in the output (their paths).
 pub fn compare(
     base: &RunResults,
@@ -114,22 +140,8 @@ pub fn compare(
 ) -> Comparison {
     let setup = |r: &RunResults| format!("scenario {}, pipeline {}", r.scenario.name, r.pipeline);
     let (bm, nm) = (&base.metrics, &new.metrics);
-    let categories: BTreeSet<&String> = bm
-        .per_category
-        .keys()
-        .chain(nm.per_category.keys())
-        .collect();
-    let per_category = categories
-        .into_iter()
-        .filter_map(|c| {
-            let deltas: Vec<RateDelta> =
-                rate_deltas(bm.per_category.get(c), nm.per_category.get(c))
-                    .into_iter()
-                    .filter(|d| d.base.and_then(|r| r.value) != d.new.and_then(|r| r.value))
-                    .collect();
-            (!deltas.is_empty()).then(|| (c.clone(), deltas))
-        })
-        .collect();
+    let per_category = differing(&bm.per_category, &nm.per_category);
+    let per_kind = differing(&bm.per_kind, &nm.per_kind);
     let (bo, no) = (&bm.overall, &nm.overall);
     Comparison {
         base_label: base_label.to_owned(),
@@ -140,6 +152,7 @@ pub fn compare(
         changes: fixture_changes(&base.trials, &new.trials),
         overall: rate_deltas(Some(bo), Some(no)),
         per_category,
+        per_kind,
         counts: vec![
             ("fixtures".into(), bo.fixtures, no.fixtures),
             ("trials".into(), bo.trials, no.trials),
@@ -264,6 +277,9 @@ fn tables(c: &Comparison) -> Vec<(String, Vec<[String; 4]>)> {
     out.push(("Metrics (95% intervals)".to_owned(), rate_rows(&c.overall)));
     for (category, deltas) in &c.per_category {
         out.push((format!("Category {category}"), rate_rows(deltas)));
+    }
+    for (kind, deltas) in &c.per_kind {
+        out.push((format!("Kind {kind}"), rate_rows(deltas)));
     }
     out.push((
         "Counts".to_owned(),

@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::output::reported::{self, RoundOne};
 use crate::output::results::{FixtureInfo, RunResults};
+use crate::output::summary;
 use crate::score::metrics::{Metrics, ThresholdResult};
 use crate::score::outcome::{ConvergenceStatus, Outcome};
 use crate::score::rate::Rate;
@@ -44,6 +45,9 @@ struct Context<'a> {
     rows: Vec<Row>,
     failing: Vec<Failing>,
     chart_data: ChartData,
+    /// The verifier-neutral tables (header row first), per category and per kind.
+    ground_truth: Vec<Vec<Vec<String>>>,
+    noise: String,
 }
 
 #[derive(Serialize)]
@@ -161,6 +165,26 @@ fn figures(m: &Metrics, thresholds: &[ThresholdResult]) -> Vec<Figure> {
             value: far,
             detail: far_detail,
             bad: broken("false alarms"),
+        },
+        Figure {
+            label: "localization",
+            value: show_rate(&m.ground_truth.localization).0,
+            detail: format!(
+                "caught omissions with a finding at the locus; {}",
+                show_rate(&m.ground_truth.localization).1
+            ),
+            bad: broken("localization"),
+        },
+        Figure {
+            label: "finding precision",
+            value: show_rate(&m.ground_truth.finding_precision).0,
+            detail: format!(
+                "FAIL-level findings at the locus; 95% CI {}",
+                show_rate(&m.ground_truth.finding_precision)
+                    .1
+                    .trim_start_matches("95% CI ")
+            ),
+            bad: broken("finding precision"),
         },
         Figure {
             label: "errors and timeouts",
@@ -333,6 +357,15 @@ pub fn render(results: &RunResults) -> Result<String> {
         rows,
         failing,
         chart_data: chart_data(results),
+        ground_truth: if m.ground_truth.localization.is_some() {
+            vec![
+                summary::ground_truth_rows(results, false),
+                summary::ground_truth_rows(results, true),
+            ]
+        } else {
+            Vec::new()
+        },
+        noise: summary::noise_line(m),
     };
     let mut context = Value::from(Serde(&context));
     // The library is inlined as is: a safe string is not HTML-escaped.

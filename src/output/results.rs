@@ -115,6 +115,17 @@ impl FixtureInfo {
     }
 }
 
+impl RunResults {
+    /// The kind of pipeline that ran (`builtin`, `legacy` or `command`), from its name.
+    pub fn pipeline_kind(&self) -> &str {
+        match self.pipeline.as_str() {
+            "builtin" => "builtin",
+            "legacy" => "legacy",
+            _ => "command",
+        }
+    }
+}
+
 /// Reads a results file.
 pub fn read(path: &Path) -> Result<RunResults> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io("read", path, e))?;

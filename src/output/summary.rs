@@ -51,6 +51,96 @@ fn table_rows(results: &RunResults) -> Vec<Vec<String>> {
     rows
 }
 
+/// The verifier-neutral columns (docs/SCORING.md): each rate with its Wilson interval.
+fn ground_truth_header(first: &str) -> Vec<String> {
+    [
+        first,
+        "caught",
+        "localization [95% CI]",
+        "typing [95% CI]",
+        "finding precision [95% CI]",
+        "requirement recall [95% CI]",
+        "obligation recall [95% CI]",
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
+
+fn ground_truth_row(name: &str, m: &Metrics) -> Vec<String> {
+    let g = &m.ground_truth;
+    vec![
+        name.to_owned(),
+        g.localization
+            .map_or_else(|| "0".to_owned(), |r| r.denominator.to_string()),
+        rate(&g.localization),
+        rate(&g.typing),
+        rate(&g.finding_precision),
+        rate(&g.requirement_recall),
+        rate(&g.obligation_recall),
+    ]
+}
+
+/// The ground-truth table: one row per category (or kind) with omission trials, then overall.
+pub fn ground_truth_rows(results: &RunResults, per_kind: bool) -> Vec<Vec<String>> {
+    let groups = if per_kind {
+        &results.metrics.per_kind
+    } else {
+        &results.metrics.per_category
+    };
+    let mut rows = vec![ground_truth_header(if per_kind {
+        "kind"
+    } else {
+        "category"
+    })];
+    rows.extend(
+        groups
+            .iter()
+            .filter(|(_, m)| m.recall.is_some())
+            .map(|(name, m)| ground_truth_row(name, m)),
+    );
+    rows.push(ground_truth_row("overall", &results.metrics.overall));
+    rows
+}
+
+/// One line on what the goldens drew: FAIL-level findings per golden trial.
+pub fn noise_line(m: &Metrics) -> String {
+    let g = &m.ground_truth;
+    match g.noise {
+        Some(noise) => format!(
+            "noise {noise:.2} FAIL-level findings per golden ({} over {} golden trials)",
+            g.golden_fail_findings, g.golden_trials
+        ),
+        None => "noise n/a (no golden trial with a report)".into(),
+    }
+}
+
+/// `rows` as aligned text: the first column left, the others right, a rule above the last row.
+fn aligned(rows: &[Vec<String>], indent: &str) -> String {
+    let widths: Vec<usize> = (0..rows[0].len())
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for (n, r) in rows.iter().enumerate() {
+        if n == rows.len() - 1 && rows.len() > 2 {
+            let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+            let _ = writeln!(out, "{indent}{}", rule.join("  "));
+        }
+        let cells: Vec<String> = r
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if i == 0 {
+                    format!("{c:<w$}", w = widths[i])
+                } else {
+                    format!("{c:>w$}", w = widths[i])
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "{indent}{}", cells.join("  ").trim_end());
+    }
+    out
+}
+
 fn bad_trials(results: &RunResults, outcome: Outcome) -> Vec<String> {
     results
         .trials
@@ -311,6 +401,26 @@ pub fn terminal(results: &RunResults) -> String {
         let _ = writeln!(out, "{}", cells.join("  ").trim_end());
     }
     let _ = writeln!(out, "\n{}", headline(results));
+    let _ = writeln!(
+        out,
+        "ground truth: localization {}, typing {}, finding precision {}, requirement recall {}, obligation recall {}; {}",
+        rate(&m.ground_truth.localization),
+        rate(&m.ground_truth.typing),
+        rate(&m.ground_truth.finding_precision),
+        rate(&m.ground_truth.requirement_recall),
+        rate(&m.ground_truth.obligation_recall),
+        noise_line(m)
+    );
+    if m.ground_truth.localization.is_some() {
+        for per_kind in [false, true] {
+            let _ = writeln!(
+                out,
+                "ground truth per {}:",
+                if per_kind { "kind" } else { "category" }
+            );
+            out.push_str(&aligned(&ground_truth_rows(results, per_kind), "  "));
+        }
+    }
     if !m.rounds.is_empty() {
         let dist: Vec<String> = m.rounds.iter().map(|(k, v)| format!("{k}: {v}")).collect();
         let _ = writeln!(out, "convergence rounds: {}", dist.join(", "));
@@ -451,6 +561,26 @@ pub fn markdown(results: &RunResults) -> String {
     let _ = writeln!(out, "|{}", "---|".repeat(head.len()));
     for r in table_rows(results) {
         let _ = writeln!(out, "| {} |", r.join(" | "));
+    }
+    if m.ground_truth.localization.is_some() {
+        let _ = writeln!(
+            out,
+            "\n## Ground truth\n\nFrom each report alone, as for any verifier (docs/SCORING.md): \
+             `caught` omission trials (the expected FAIL or BLOCKED), the share of them with a finding \
+             at the locus (localization) and of the planted kind (typing); finding precision over \
+             FAIL-level findings on omission fixtures; seed 004's Requirement and Obligation Recall. \
+             {}.\n",
+            noise_line(m)
+        );
+        for per_kind in [false, true] {
+            let rows = ground_truth_rows(results, per_kind);
+            let _ = writeln!(out, "| {} |", rows[0].join(" | "));
+            let _ = writeln!(out, "|{}", "---|".repeat(rows[0].len()));
+            for r in &rows[1..] {
+                let _ = writeln!(out, "| {} |", r.join(" | "));
+            }
+            out.push('\n');
+        }
     }
     if !m.rounds.is_empty() {
         let _ = writeln!(out, "\n## Convergence rounds\n");

@@ -6,18 +6,212 @@ use std::path::Path;
 use gatebench_gate::GateOptions;
 use gatebench_report::Report;
 
+use crate::corpus::scenario::KindRule;
+use crate::corpus::taxonomy::Kind;
 use crate::pipeline::round::{Pipeline, RoundInput, RoundOutput, RoundRun};
+
+/// The reference gate's mapping of its check ids onto the taxonomy (docs/TAXONOMY.md, last
+/// section): (check id, kind, title pattern). A check whose findings are of several kinds lists
+/// the title patterns that tell them apart before its default (empty pattern); the first row that
+/// matches a finding's `validator` and title gives its kind.
+const GATE_KINDS: &[(&str, Kind, &str)] = &[
+    (
+        "task-set-complete",
+        Kind::TraceabilityMismatch,
+        r"has no task definition",
+    ),
+    ("task-set-complete", Kind::TaskStateMissing, ""),
+    ("all-task-states-done", Kind::TaskNotDone, ""),
+    (
+        "task-handoffs-pass",
+        Kind::ImplementationReceiptMissing,
+        r"has no implementation receipt",
+    ),
+    ("task-handoffs-pass", Kind::ReviewFailed, r"did not pass"),
+    (
+        "task-handoffs-pass",
+        Kind::TraceabilityMismatch,
+        r"^(implementation|review) receipt \S+ names task \S+$",
+    ),
+    ("task-handoffs-pass", Kind::ReviewMissing, ""),
+    ("requirement-task-closure", Kind::RequirementWithoutTask, ""),
+    (
+        "obligation-task-closure",
+        Kind::TraceabilityMismatch,
+        r"lists unknown obligation",
+    ),
+    ("obligation-task-closure", Kind::ObligationWithoutTask, ""),
+    (
+        "requirement-code-closure",
+        Kind::ObligationMissing,
+        r"^requirement \S+ has no code$",
+    ),
+    ("requirement-code-closure", Kind::CodeRefBroken, ""),
+    ("obligation-test-closure", Kind::TestRefBroken, ""),
+    (
+        "obligation-evidence-closure",
+        Kind::TestFailing,
+        r"records a failed command|^test receipt \S+ records \S+ as (fail|skip)$",
+    ),
+    (
+        "obligation-evidence-closure",
+        Kind::EvidenceLogMismatch,
+        r"is not backed by its log",
+    ),
+    ("obligation-evidence-closure", Kind::EvidenceMissing, ""),
+    (
+        "review-receipts-pass",
+        Kind::ReviewFailed,
+        r"did not pass|says fail",
+    ),
+    ("review-receipts-pass", Kind::ReviewMissing, ""),
+    ("diff-within-ownership", Kind::UnownedChange, ""),
+    ("evidence-bound-to-current-tree", Kind::EvidenceStale, ""),
+    (
+        "approval-current",
+        Kind::ApprovalMissing,
+        r"has no approval|^approved artifact .+ is missing$|superseded without approval",
+    ),
+    ("approval-current", Kind::ApprovalStale, ""),
+    (
+        "convergence-pass",
+        Kind::EvidenceStale,
+        r"judges an old source tree",
+    ),
+    (
+        "convergence-pass",
+        Kind::ConvergenceIncomplete,
+        r"did not classify",
+    ),
+    (
+        "convergence-pass",
+        Kind::UnrequestedChange,
+        r"^unrequested change|as unrequested$",
+    ),
+    (
+        "convergence-pass",
+        Kind::EvidenceMissing,
+        r"as unverifiable$",
+    ),
+    ("convergence-pass", Kind::FindingOpen, r"blocking finding"),
+    ("convergence-pass", Kind::ObligationNotImplemented, ""),
+    (
+        "no-blocking-findings",
+        Kind::FindingClosureUnproven,
+        r"is closed without|is closed by a receipt that does not exist",
+    ),
+    ("no-blocking-findings", Kind::FindingOpen, ""),
+    (
+        "detail-expansion",
+        Kind::LedgerIdDuplicate,
+        r"is not unique$",
+    ),
+    (
+        "detail-expansion",
+        Kind::ClarificationOpen,
+        r"needs clarification",
+    ),
+    (
+        "detail-expansion",
+        Kind::ObligationMissing,
+        r"has no \S+ obligation$|lists no requirement$",
+    ),
+    ("detail-expansion", Kind::DetailUnconcluded, ""),
+    ("obligation-test-plan", Kind::TestPlanMissing, ""),
+    ("traceability", Kind::TraceabilityMismatch, ""),
+    (
+        "ledger-schema",
+        Kind::LedgerFileMissing,
+        r"is missing$|^no feature ledger",
+    ),
+    ("ledger-schema", Kind::LedgerMalformed, ""),
+    ("worktree-isolation", Kind::WorktreeMisdetected, ""),
+    (
+        "workflow-drift",
+        Kind::WorkflowValidatorMissing,
+        r"does not declare \S+$|names unknown validator",
+    ),
+    ("workflow-drift", Kind::WorkflowDrift, ""),
+    ("acceptance-items", Kind::AcceptanceUnchecked, ""),
+    ("loop-config", Kind::VerificationNotRunnable, ""),
+    (
+        "loop-state",
+        Kind::VerificationNotRunnable,
+        r"could not be written",
+    ),
+    ("loop-state", Kind::LedgerMalformed, ""),
+    ("loop-environment", Kind::VerificationNotRunnable, ""),
+    ("loop-build", Kind::BuildFailing, ""),
+    ("loop-test", Kind::TestFailing, ""),
+    ("loop-performance", Kind::PerformanceCritical, ""),
+    ("loop-standards", Kind::StandardsViolation, ""),
+    ("loop-escalation", Kind::TestFailing, ""),
+    ("loop-limit", Kind::BuildFailing, r"^V1_BUILD"),
+    ("loop-limit", Kind::PerformanceCritical, r"^V3_PERFORMANCE"),
+    ("loop-limit", Kind::StandardsViolation, r"^V5_STANDARD"),
+    ("loop-limit", Kind::TestFailing, ""),
+    (
+        "delivery-documents",
+        Kind::ChangelistIncomplete,
+        r"^the changelist does not name",
+    ),
+    (
+        "delivery-documents",
+        Kind::DeliveryDocWrongRequirement,
+        r"is a delivery document of|names another requirement|^\S+ does not name \S+$",
+    ),
+    ("delivery-documents", Kind::DeliveryDocMissing, ""),
+    (
+        "skein-acceptance",
+        Kind::LedgerFileMissing,
+        r"^the PRD \S+ does not exist$",
+    ),
+    ("skein-acceptance", Kind::AcceptanceUnchecked, ""),
+    ("skein-contract", Kind::ContractViolated, ""),
+    (
+        "skein-conflict",
+        Kind::DuplicateResponsibility,
+        r"is defined twice",
+    ),
+    (
+        "skein-conflict",
+        Kind::ContractsContradict,
+        r"contradict each other",
+    ),
+    ("skein-conflict", Kind::SignatureConflict, ""),
+];
+
+/// The reference gate's mapping as `kinds:` rules, the same shape a scenario gives for an external
+/// verifier: its findings are typed by the same code as anyone's.
+pub fn gate_kind_rules() -> Vec<KindRule> {
+    GATE_KINDS
+        .iter()
+        .map(|(check, kind, title)| KindRule {
+            kind: *kind,
+            class: None,
+            validator: Some(format!("^{}$", regex::escape(check))),
+            title: (!title.is_empty()).then(|| (*title).to_owned()),
+            description: None,
+        })
+        .collect()
+}
 
 /// A gate that runs inside this process. Its report goes through the same checks as any
 /// external pipeline's: gatebench does not trust its own gate more than anyone else's.
 pub struct InProcess {
     pub name: &'static str,
     pub gate: fn(&Path, &GateOptions) -> Report,
+    /// How its findings map onto the taxonomy.
+    pub kinds: Vec<KindRule>,
 }
 
 impl Pipeline for InProcess {
     fn name(&self) -> &str {
         self.name
+    }
+
+    fn kind_rules(&self) -> Vec<KindRule> {
+        self.kinds.clone()
     }
 
     fn run_round(&self, input: &RoundInput<'_>) -> RoundRun {
@@ -37,5 +231,44 @@ impl Pipeline for InProcess {
             process: None,
             report_file: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::typing::KindMap;
+
+    fn finding(validator: &str, title: &str) -> gatebench_report::Finding {
+        serde_json::from_value(serde_json::json!({
+            "title": title, "severity": 9, "description": "", "validator": validator,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn every_gate_check_maps_to_a_kind_and_titles_choose_among_several() {
+        let map = KindMap::new(&gate_kind_rules()).unwrap();
+        for (check, _, _) in GATE_KINDS {
+            assert!(
+                map.kind_of(&finding(check, "anything")).is_some(),
+                "{check}"
+            );
+        }
+        assert_eq!(
+            map.kind_of(&finding(
+                "ledger-schema",
+                "specs/f/convergence-report.json is missing"
+            )),
+            Some(Kind::LedgerFileMissing)
+        );
+        assert_eq!(
+            map.kind_of(&finding(
+                "ledger-schema",
+                "specs/f/requirements.json: expected value"
+            )),
+            Some(Kind::LedgerMalformed)
+        );
+        assert_eq!(map.kind_of(&finding("no-such-check", "x")), None);
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use crate::corpus::scenario::{CommandLine, CommandSpec};
+use crate::corpus::scenario::{CommandLine, CommandSpec, KindRule};
 use crate::pipeline::round::{FixInput, FixRun, Pipeline, RoundInput, RoundOutput, RoundRun};
 use gatebench_process::{self as process, ProcessRecord, Spawn};
 use gatebench_report::check as report_check;
@@ -38,6 +38,8 @@ pub struct CommandPipeline {
     /// Inherited and declared variables, sorted; the per-round `GATEBENCH_*` come on top.
     base_env: Vec<(String, String)>,
     fingerprint: String,
+    /// The scenario's `kinds:` mapping (scoring only: not part of the fingerprint).
+    kinds: Vec<KindRule>,
 }
 
 /// The file a command-line word names, when it is a relative path (it has a slash and is not an
@@ -134,6 +136,7 @@ impl CommandPipeline {
             base_env.push(("GATEBENCH_BIN".into(), bin));
         }
         CommandPipeline {
+            kinds: spec.kinds.clone(),
             name: format!("command: {}", spec.command.display()),
             verifier: resolve(&spec.command, spec.timeout_secs, &dir),
             fixer: spec
@@ -251,6 +254,10 @@ fn fresh_dir(dir: &Path) -> Result<(), String> {
 impl Pipeline for CommandPipeline {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn kind_rules(&self) -> Vec<KindRule> {
+        self.kinds.clone()
     }
 
     fn run_round(&self, input: &RoundInput<'_>) -> RoundRun {

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use crate::corpus::scenario::KindRule;
 use gatebench_process::ProcessRecord;
 use gatebench_report::{Cost, Report};
 
@@ -64,6 +65,10 @@ pub trait Pipeline: Send + Sync {
     /// The name shown in results (`builtin`, `legacy`, ...).
     fn name(&self) -> &str;
     fn run_round(&self, input: &RoundInput<'_>) -> RoundRun;
+    /// How the pipeline's findings map onto the omission taxonomy (empty: nothing is typed).
+    fn kind_rules(&self) -> Vec<KindRule> {
+        Vec::new()
+    }
     /// Whether the pipeline brings its own fixer, which then replaces the scripted fixes.
     fn has_fixer(&self) -> bool {
         false

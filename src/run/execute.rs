@@ -63,6 +63,7 @@ pub fn run_selected(
         let started_at = SystemTime::now();
         let clock = Instant::now();
         let pipeline = select::from_spec(&options.scenario.spec.pipeline, &options.scenario.dir());
+        let scoring = select::scoring(pipeline.as_ref());
         let (sharded, shard) = shard::split(selected, options.shard);
         let selected: &[&corpus::Fixture] = &sharded;
         let thresholds_spec = &options.scenario.spec.thresholds;
@@ -86,6 +87,7 @@ pub fn run_selected(
             base_ref: options.scenario.spec.base_ref.clone(),
             work_root: &work_root,
             cache: cache.as_ref(),
+            scoring: &scoring,
         };
         let trials = runner::run(selected, pipeline.as_ref(), &cfg, &|record| {
             let n = done.fetch_add(1, Ordering::SeqCst) + 1;

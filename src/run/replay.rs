@@ -10,14 +10,16 @@ use std::time::{Instant, SystemTime};
 
 use crate::corpus;
 use crate::corpus::hash::repo_hash;
-use crate::corpus::scenario::{Scenario, Thresholds};
+use crate::corpus::scenario::{PipelineSpec, Scenario, Thresholds};
 use crate::error::Error;
 use crate::output::results::{FixtureInfo, RunResults};
 use crate::output::runs;
+use crate::pipeline::select;
 use crate::run::execute::{self, Finished};
 use crate::score::metrics::{self, MetricsReport};
 use crate::score::outcome::Outcome;
 use crate::score::trial_score;
+use crate::score::trial_score::Scoring;
 
 /// What to replay, and where.
 #[derive(Debug, Clone)]
@@ -46,6 +48,22 @@ fn thresholds_of(recorded: &RunResults) -> Thresholds {
 }
 
 /// Re-scores a recorded run and writes the replay as a run of its own.
+/// How to score the recorded trials: as the recorded scenario's pipeline scores (its `kinds:`
+/// mapping), else as the recorded pipeline name says.
+fn scoring_of(recorded: &RunResults) -> Scoring {
+    let file = Path::new(&recorded.scenario.file);
+    let spec = match Scenario::load(file) {
+        Ok(scenario) if scenario.spec.pipeline.name() == recorded.pipeline_kind() => {
+            scenario.spec.pipeline
+        }
+        _ => match recorded.pipeline.as_str() {
+            "builtin" => PipelineSpec::Builtin,
+            _ => PipelineSpec::Legacy,
+        },
+    };
+    select::scoring(select::from_spec(&spec, file.parent().unwrap_or(Path::new("."))).as_ref())
+}
+
 pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
     let clock = Instant::now();
     let started_at = SystemTime::now();
@@ -60,6 +78,7 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         .iter()
         .map(|f| (f.id.as_str(), f.repo_hash.as_str()))
         .collect();
+    let scoring = scoring_of(&recorded);
     let mut trials = recorded.trials.clone();
     for trial in &mut trials {
         let Some(fixture) = corpus.get(&trial.fixture) else {
@@ -85,7 +104,7 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         trial.category = fixture.category.clone();
         trial.golden = fixture.is_golden();
         trial.cached = false;
-        trial_score::score(fixture, trial);
+        trial_score::score(fixture, &scoring, trial);
     }
     let fixtures: Vec<FixtureInfo> = recorded
         .fixtures

@@ -16,7 +16,7 @@ use crate::repo::fingerprint::{self, RepoFingerprint};
 use crate::repo::materialize::{self, Materialized};
 use crate::repo::workdir::WorkRoot;
 use crate::score::record::{RoundRecord, TrialRecord};
-use crate::score::trial_score;
+use crate::score::trial_score::{self, Scoring};
 use gatebench_report::Verdict;
 
 /// Everything a run needs besides the fixtures and the pipeline.
@@ -31,6 +31,8 @@ pub struct RunConfig<'a> {
     /// The result cache (external pipelines only): finished trials are written to it as they
     /// end, and read from it unless reading is off.
     pub cache: Option<&'a Cache>,
+    /// How trials are scored (the pipeline's taxonomy mapping, the gate's matchers).
+    pub scoring: &'a Scoring,
 }
 
 /// Runs every fixture `cfg.trials` times. `on_done` is called as each trial finishes (from worker
@@ -89,7 +91,7 @@ fn run_or_reuse(
         record.category = fixture.category.clone();
         record.golden = fixture.is_golden();
         record.kept_at = None;
-        trial_score::score(fixture, &mut record);
+        trial_score::score(fixture, cfg.scoring, &mut record);
         record.cached = true;
         return record;
     }
@@ -136,7 +138,7 @@ pub fn run_trial(
             record.harness_error = Some(format!("the fixture could not be materialized: {e}"));
         }
     }
-    trial_score::score(fixture, &mut record);
+    trial_score::score(fixture, cfg.scoring, &mut record);
     record.duration_ms = started.elapsed().as_millis() as u64;
     cleanup(cfg, &dir);
     record

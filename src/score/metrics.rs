@@ -50,6 +50,74 @@ pub struct Metrics {
     /// pass^k, pass@1, disagreement and flaky fixtures, when fixtures ran more than once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeat: Option<RepeatMetrics>,
+    /// What the reports said about the planted ground truth (docs/TAXONOMY.md).
+    #[serde(default)]
+    pub ground_truth: GroundTruthMetrics,
+}
+
+/// The verifier-neutral figures, from each report alone (docs/SCORING.md says why each is what it
+/// is). Trials with no usable report (errors, timeouts) are not in them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GroundTruthMetrics {
+    /// localized / caught: of the omission trials given the expected FAIL or BLOCKED, the share
+    /// with a finding at the locus.
+    pub localization: Option<Rate>,
+    /// typed / caught: of those, the share with a finding at the locus that the pipeline's
+    /// mapping gives the planted kind.
+    pub typing: Option<Rate>,
+    /// On omission trials, FAIL-level findings at the locus / all FAIL-level findings.
+    pub finding_precision: Option<Rate>,
+    /// FAIL-level findings on golden trials, summed.
+    pub golden_fail_findings: u64,
+    /// Golden trials with a usable report.
+    pub golden_trials: u64,
+    /// FAIL-level findings per golden trial (noise); `None` without golden trials.
+    pub noise: Option<f64>,
+    /// Seed 004 16.2 Requirement Recall: planted requirement ids named / planted.
+    pub requirement_recall: Option<Rate>,
+    /// Seed 004 16.2 Obligation Recall: planted obligation ids named / planted.
+    pub obligation_recall: Option<Rate>,
+}
+
+impl GroundTruthMetrics {
+    fn of(trials: &[&TrialRecord]) -> GroundTruthMetrics {
+        let (mut caught, mut localized, mut typed) = (0, 0, 0);
+        let (mut fail, mut fail_at) = (0, 0);
+        let (mut req, mut req_named, mut obl, mut obl_named) = (0, 0, 0, 0);
+        let (mut golden_fail, mut golden_trials) = (0, 0);
+        for t in trials {
+            if t.golden {
+                if let Some(n) = t.fail_findings {
+                    golden_fail += u64::from(n);
+                    golden_trials += 1;
+                }
+                continue;
+            }
+            let Some(g) = &t.ground_truth else { continue };
+            if g.caught {
+                caught += 1;
+                localized += u64::from(g.localized);
+                typed += u64::from(g.typed);
+            }
+            fail += u64::from(g.fail_findings);
+            fail_at += u64::from(g.fail_findings_at_locus);
+            req += u64::from(g.requirements_planted);
+            req_named += u64::from(g.requirements_named);
+            obl += u64::from(g.obligations_planted);
+            obl_named += u64::from(g.obligations_named);
+        }
+        let rate = |k, n| (n > 0).then(|| Rate::new(k, n));
+        GroundTruthMetrics {
+            localization: rate(localized, caught),
+            typing: rate(typed, caught),
+            finding_precision: rate(fail_at, fail),
+            golden_fail_findings: golden_fail,
+            golden_trials,
+            noise: (golden_trials > 0).then(|| golden_fail as f64 / golden_trials as f64),
+            requirement_recall: rate(req_named, req),
+            obligation_recall: rate(obl_named, obl),
+        }
+    }
 }
 
 impl Metrics {
@@ -61,6 +129,7 @@ impl Metrics {
         let mut m = Metrics::default();
         let mut fixtures = std::collections::BTreeSet::new();
         let trials: Vec<&TrialRecord> = trials.into_iter().collect();
+        let trials_again = trials.clone();
         m.repeat = crate::score::trials::repeat_metrics(trials.iter().copied());
         for t in trials {
             fixtures.insert(t.fixture.clone());
@@ -94,6 +163,7 @@ impl Metrics {
             m.false_alarm_rate = Some(Rate::new(m.count(Outcome::FalseAlarm), golden));
         }
         m.errors = m.count(Outcome::Error) + m.count(Outcome::Timeout);
+        m.ground_truth = GroundTruthMetrics::of(&trials_again);
         m
     }
 }
@@ -102,20 +172,31 @@ impl Metrics {
 pub struct MetricsReport {
     pub overall: Metrics,
     pub per_category: BTreeMap<String, Metrics>,
+    /// Omission trials by the taxonomy kind planted (goldens have none).
+    #[serde(default)]
+    pub per_kind: BTreeMap<String, Metrics>,
 }
 
 impl MetricsReport {
     pub fn of(trials: &[TrialRecord]) -> MetricsReport {
         let mut by_category: BTreeMap<String, Vec<&TrialRecord>> = BTreeMap::new();
+        let mut by_kind: BTreeMap<String, Vec<&TrialRecord>> = BTreeMap::new();
         for t in trials {
             by_category.entry(t.category.clone()).or_default().push(t);
+            if let Some(kind) = t.kind {
+                by_kind.entry(kind.as_str().to_owned()).or_default().push(t);
+            }
         }
-        MetricsReport {
-            overall: Metrics::of(trials),
-            per_category: by_category
+        let of = |groups: BTreeMap<String, Vec<&TrialRecord>>| {
+            groups
                 .into_iter()
                 .map(|(k, v)| (k, Metrics::of(v)))
-                .collect(),
+                .collect()
+        };
+        MetricsReport {
+            overall: Metrics::of(trials),
+            per_category: of(by_category),
+            per_kind: of(by_kind),
         }
     }
 }
@@ -185,6 +266,49 @@ pub fn judge(m: &Metrics, thresholds: &Thresholds) -> Vec<ThresholdResult> {
     ]
     .into_iter()
     .chain(flaky_threshold(m, thresholds))
+    .chain(ground_truth_thresholds(m, thresholds))
+    .collect()
+}
+
+/// The optional verifier-neutral bars: only those the scenario sets are judged.
+fn ground_truth_thresholds(m: &Metrics, thresholds: &Thresholds) -> Vec<ThresholdResult> {
+    let g = &m.ground_truth;
+    [
+        ("localization", thresholds.min_localization, g.localization),
+        (
+            "finding precision",
+            thresholds.min_finding_precision,
+            g.finding_precision,
+        ),
+        (
+            "requirement recall",
+            thresholds.min_requirement_recall,
+            g.requirement_recall,
+        ),
+        (
+            "obligation recall",
+            thresholds.min_obligation_recall,
+            g.obligation_recall,
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(name, bar, rate)| {
+        let bar = bar?;
+        Some(ThresholdResult {
+            name: name.into(),
+            figure: rate.map_or("n/a (none measured)".to_owned(), |r| {
+                format!(
+                    "{:.3} ({}/{})",
+                    r.value.unwrap_or(0.0),
+                    r.numerator,
+                    r.denominator
+                )
+            }),
+            bar: format!(">= {bar:.3}"),
+            met: rate.and_then(|r| r.value).is_none_or(|v| v >= bar),
+            exit_code: exit_code::THRESHOLDS,
+        })
+    })
     .collect()
 }
 
@@ -294,6 +418,7 @@ mod tests {
                 ("golden".to_owned(), Metrics::default()),
             ]
             .into(),
+            per_kind: BTreeMap::new(),
         };
         let thresholds = Thresholds {
             min_category_recall: [("*".to_owned(), 0.9), ("review".to_owned(), 1.0)].into(),

@@ -4,6 +4,7 @@
 
 pub mod changes;
 pub mod cost;
+pub mod locus;
 pub mod metrics;
 pub mod outcome;
 pub mod ratchet;
@@ -11,3 +12,4 @@ pub mod rate;
 pub mod record;
 pub mod trial_score;
 pub mod trials;
+pub mod typing;

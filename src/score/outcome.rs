@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::fixture::{ExpectedRounds, FindingMatcher};
 use crate::corpus::loader::{Fixture, Matcher};
+use crate::score::locus::{self, GroundTruthScore};
+use crate::score::typing::KindMap;
 use gatebench_report::{Finding, Report, Verdict};
 
 #[derive(
@@ -13,9 +15,9 @@ use gatebench_report::{Finding, Report, Verdict};
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum Outcome {
-    /// Omission fixture: FAIL or BLOCKED, with the expected findings.
+    /// Omission fixture: FAIL or BLOCKED (caught), with a finding at the locus (localized).
     Detected,
-    /// Omission fixture: FAIL or BLOCKED, but not for the planted omission (or not the expected verdict).
+    /// Omission fixture: FAIL or BLOCKED, but no finding at the locus (or not the expected verdict).
     WrongReason,
     /// Omission fixture: PASS. The worst failure of a gate.
     FalsePass,
@@ -78,13 +80,27 @@ fn matches(m: &Matcher, f: &Finding) -> bool {
             .is_none_or(|p| p.is_match(&f.title) || p.is_match(&f.description))
 }
 
-/// Scores a fixture against the verdict and report of its first round.
+/// What one round-1 report came to against the fixture's expectation.
+#[derive(Debug, Clone)]
+pub struct Scored {
+    pub outcome: Outcome,
+    pub reason: String,
+    pub matchers: Vec<MatcherResult>,
+    pub ground_truth: Option<GroundTruthScore>,
+}
+
+/// Scores a fixture against the verdict and report of its first round. An omission is `detected`
+/// when the verdict is the expected FAIL or BLOCKED (caught) and a finding points at the locus
+/// (localized); caught but not localized is `wrong-reason`. With `gate_matchers` (the built-in
+/// gate only) the fixture's reference-gate matchers must be met too.
 pub fn score(
     fixture: &Fixture,
     verdict: Verdict,
     report: &Report,
-) -> (Outcome, String, Vec<MatcherResult>) {
-    let results: Vec<MatcherResult> = fixture
+    kinds: &KindMap,
+    gate_matchers: bool,
+) -> Scored {
+    let matchers: Vec<MatcherResult> = fixture
         .expect
         .findings
         .iter()
@@ -93,67 +109,86 @@ pub fn score(
             matched_finding: report.findings.iter().position(|f| matches(m, f)),
         })
         .collect();
-    if fixture.is_golden() {
+    let scored = |outcome, reason: String, ground_truth| Scored {
+        outcome,
+        reason,
+        matchers: matchers.clone(),
+        ground_truth,
+    };
+    let Some(kind) = fixture.expect.kind.filter(|_| !fixture.is_golden()) else {
         return match verdict {
-            Verdict::Pass => (Outcome::Passed, "the golden passed".into(), results),
+            Verdict::Pass => scored(Outcome::Passed, "the golden passed".into(), None),
             other => {
                 let first = report
                     .findings
                     .first()
                     .map(|f| format!(": {}", f.title))
                     .unwrap_or_default();
-                (
+                scored(
                     Outcome::FalseAlarm,
                     format!(
                         "the golden got {} with {} finding(s){first}",
                         other.as_str(),
                         report.findings.len()
                     ),
-                    results,
+                    None,
                 )
             }
         };
-    }
+    };
+    let mut ground_truth = locus::score(&report.findings, kind, &fixture.expect.locus, kinds);
+    ground_truth.caught = verdict != Verdict::Pass && verdict == fixture.expect.verdict;
     if verdict == Verdict::Pass {
-        return (
+        return scored(
             Outcome::FalsePass,
             "the gate said PASS on a known omission".into(),
-            results,
+            Some(ground_truth),
         );
     }
-    let missing: Vec<String> = results
-        .iter()
-        .filter(|r| r.matched_finding.is_none())
-        .map(|r| describe(&r.matcher))
-        .collect();
     if verdict != fixture.expect.verdict {
-        return (
+        return scored(
             Outcome::WrongReason,
             format!(
                 "expected verdict {}, got {}",
                 fixture.expect.verdict.as_str(),
                 verdict.as_str()
             ),
-            results,
+            Some(ground_truth),
         );
     }
-    if missing.is_empty() {
-        (
-            Outcome::Detected,
-            format!("{} with the expected finding(s)", verdict.as_str()),
-            results,
-        )
-    } else {
-        (
+    if !ground_truth.localized {
+        let locus: Vec<String> = fixture.expect.locus.iter().map(|e| e.describe()).collect();
+        return scored(
             Outcome::WrongReason,
             format!(
-                "{}, but no finding matched {}",
+                "{}, but no finding points at the locus ({})",
+                verdict.as_str(),
+                locus.join("; ")
+            ),
+            Some(ground_truth),
+        );
+    }
+    let missing: Vec<String> = matchers
+        .iter()
+        .filter(|r| r.matched_finding.is_none())
+        .map(|r| describe(&r.matcher))
+        .collect();
+    if gate_matchers && !missing.is_empty() {
+        return scored(
+            Outcome::WrongReason,
+            format!(
+                "{} at the locus, but no finding matched {}",
                 verdict.as_str(),
                 missing.join("; ")
             ),
-            results,
-        )
+            Some(ground_truth),
+        );
     }
+    scored(
+        Outcome::Detected,
+        format!("{} with a finding at the locus", verdict.as_str()),
+        Some(ground_truth),
+    )
 }
 
 /// A matcher as one line: `validator=task-set-complete path=specs/...`.

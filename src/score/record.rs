@@ -6,8 +6,10 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::corpus::taxonomy::Kind;
 use crate::corpus::Fixture;
 use crate::score::cost::CostTotal;
+use crate::score::locus::GroundTruthScore;
 use crate::score::outcome::{Convergence, MatcherResult, Outcome};
 use gatebench_process::ProcessRecord;
 use gatebench_report::{Cost, Verdict};
@@ -18,6 +20,9 @@ pub struct TrialRecord {
     pub fixture: String,
     pub category: String,
     pub golden: bool,
+    /// Omission fixtures: the taxonomy kind planted (docs/TAXONOMY.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<Kind>,
     /// 0-based.
     pub trial: u32,
     pub outcome: Outcome,
@@ -25,6 +30,13 @@ pub struct TrialRecord {
     pub reason: String,
     /// Each expected finding and the finding of round 1 that met it.
     pub matchers: Vec<MatcherResult>,
+    /// Omission trials with a usable round-1 report: what it said about the ground truth.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ground_truth: Option<GroundTruthScore>,
+    /// Every trial with a usable round-1 report: its FAIL-level findings (severity >= 7); on a
+    /// golden, that is noise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fail_findings: Option<u32>,
     pub rounds: Vec<RoundRecord>,
     pub convergence: Option<Convergence>,
     /// Commit ids by layer (`base`, `head`, `fix1`, ...): identical on every run.
@@ -56,7 +68,9 @@ pub struct TrialRecord {
 impl TrialRecord {
     /// Trial `trial` of `fixture`, not run yet: an `error` until the runner records what happened.
     pub fn new(fixture: &Fixture, trial: u32) -> Self {
-        Self::named(&fixture.id, &fixture.category, fixture.is_golden(), trial)
+        let mut record = Self::named(&fixture.id, &fixture.category, fixture.is_golden(), trial);
+        record.kind = fixture.expect.kind;
+        record
     }
 
     /// Trial `trial` of the fixture `id`, not run yet, for when no loaded fixture is at hand.
@@ -65,10 +79,13 @@ impl TrialRecord {
             fixture: id.to_owned(),
             category: category.to_owned(),
             golden,
+            kind: None,
             trial,
             outcome: Outcome::Error,
             reason: "the trial did not run".into(),
             matchers: Vec::new(),
+            ground_truth: None,
+            fail_findings: None,
             rounds: Vec::new(),
             convergence: None,
             commits: BTreeMap::new(),

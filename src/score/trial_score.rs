@@ -5,15 +5,28 @@
 
 use crate::corpus::Fixture;
 use crate::score::cost::CostTotal;
+use crate::score::locus;
 use crate::score::outcome::{self, Outcome};
 use crate::score::record::TrialRecord;
+use crate::score::typing::KindMap;
 use gatebench_report::check as report_check;
 use gatebench_report::Verdict;
 
-/// Sets `outcome`, `reason`, `matchers`, `convergence`, `cost` and `modified_*` of `record` from
-/// its rounds and `harness_error`.
-pub fn score(fixture: &Fixture, record: &mut TrialRecord) {
+/// How a run scores: the pipeline's mapping onto the taxonomy, and whether the fixtures'
+/// reference-gate matchers apply (the built-in gate only).
+#[derive(Debug, Clone, Default)]
+pub struct Scoring {
+    pub kinds: KindMap,
+    pub gate_matchers: bool,
+}
+
+/// Sets `outcome`, `reason`, `matchers`, `ground_truth`, `fail_findings`, `convergence`, `cost`
+/// and `modified_*` of `record` from its rounds and `harness_error`.
+pub fn score(fixture: &Fixture, scoring: &Scoring, record: &mut TrialRecord) {
     record.matchers.clear();
+    record.ground_truth = None;
+    record.fail_findings = None;
+    record.kind = fixture.expect.kind;
     record.convergence = None;
     let mut cost = CostTotal::default();
     let mut modified: Vec<String> = Vec::new();
@@ -52,10 +65,18 @@ pub fn score(fixture: &Fixture, record: &mut TrialRecord) {
         (None, Some(value)) => match report_check::check_value(value.clone()) {
             Ok((report, _)) => match report.verdict() {
                 Some(verdict) => {
-                    let (o, reason, matchers) = outcome::score(fixture, verdict, &report);
-                    record.outcome = o;
-                    record.reason = reason;
-                    record.matchers = matchers;
+                    let scored = outcome::score(
+                        fixture,
+                        verdict,
+                        &report,
+                        &scoring.kinds,
+                        scoring.gate_matchers,
+                    );
+                    record.outcome = scored.outcome;
+                    record.reason = scored.reason;
+                    record.matchers = scored.matchers;
+                    record.ground_truth = scored.ground_truth;
+                    record.fail_findings = Some(locus::fail_level(&report.findings).count() as u32);
                 }
                 None => {
                     record.outcome = Outcome::Error;

@@ -277,7 +277,7 @@ pub fn run_command_dimension(
             outcome.warning_items.push(note);
             outcome
         }
-        CommandSpec::Run { argv, text, .. } => {
+        CommandSpec::Run { argv, text, line } => {
             let env = environment(step, ctx.iteration);
             let record = process::run(&Spawn {
                 argv,
@@ -285,7 +285,12 @@ pub fn run_command_dimension(
                 env: &env,
                 timeout: ctx.timeout,
             });
-            judge(step, text, &record, ctx)
+            let declared = Declared {
+                text,
+                argv,
+                line: Some(*line),
+            };
+            judge_declared(step, &declared, &record, ctx)
         }
     }
 }
@@ -299,17 +304,64 @@ pub fn judge(
     record: &ProcessRecord,
     ctx: &CommandContext<'_>,
 ) -> DimensionOutcome {
+    let declared = Declared {
+        text: command,
+        argv: &[],
+        line: None,
+    };
+    judge_declared(step, &declared, record, ctx)
+}
+
+/// A command as the configuration declares it: its text, its words, and the line of `AGENTS.md`
+/// that declares it (when known), so findings can point at where the problem is.
+pub struct Declared<'a> {
+    pub text: &'a str,
+    pub argv: &'a [String],
+    pub line: Option<u64>,
+}
+
+/// Where a failed test point is defined: the first line naming it in a repository file the
+/// command runs (`sh scripts/test.sh` names `scripts/test.sh`). Files over 1 MiB are not read.
+fn test_point_at(point: &str, argv: &[String], repo_dir: &Path) -> Option<(String, u64)> {
+    argv.iter()
+        .map(|word| word.trim_start_matches("./"))
+        .filter(|word| is_plain_relative(word))
+        .filter_map(|word| {
+            let path = repo_dir.join(word);
+            let meta = std::fs::symlink_metadata(&path).ok()?;
+            (meta.is_file() && meta.len() <= 1 << 20).then_some((word, path))
+        })
+        .find_map(|(word, path)| {
+            let text = std::fs::read_to_string(path).ok()?;
+            let number = text.lines().position(|l| l.contains(point))?;
+            Some((word.to_owned(), number as u64 + 1))
+        })
+}
+
+/// [`judge`] for a declared command: environment findings point at the line of `AGENTS.md` that
+/// declares the command, a failed test point at the line of the test file that defines it.
+pub fn judge_declared(
+    step: Step,
+    declared: &Declared<'_>,
+    record: &ProcessRecord,
+    ctx: &CommandContext<'_>,
+) -> DimensionOutcome {
+    let command = declared.text;
     let name = title_of(step);
     let output = format!("{}\n{}", record.stdout.text, record.stderr.text);
     let blocked = |summary: String, description: String| {
         let mut outcome = DimensionOutcome::new(DimensionStatus::Blocked, summary.clone());
-        outcome.findings.push(LoopCheck::Environment.item(
+        let mut item = LoopCheck::Environment.item(
             format!("{name}: `{command}` {summary}"),
             format!(
                 "{description} Nothing was judged: the environment must be repaired before \
                  {name} can be verified (seed 000: BLOCKED, retry once the obstacle is removed)."
             ),
-        ));
+        );
+        if let Some(line) = declared.line {
+            item = item.at(AGENTS_FILE, Some(line));
+        }
+        outcome.findings.push(item);
         outcome
     };
     if let Some(error) = &record.spawn_error {
@@ -406,13 +458,17 @@ pub fn judge(
                 ));
             }
             for point in points.iter().take(MAX_ITEMS) {
-                outcome.findings.push(check.item(
+                let mut item = check.item(
                     format!("{name}: test point `{point}` failed"),
                     format!(
                         "`{command}` {status_text} and reported `{point}` as failed. Output:\n{}",
                         tail(&output, 15)
                     ),
-                ));
+                );
+                if let Some((path, number)) = test_point_at(point, declared.argv, ctx.repo_dir) {
+                    item = item.at(path, Some(number));
+                }
+                outcome.findings.push(item);
             }
         }
         _ => {
@@ -474,6 +530,53 @@ mod tests {
             timeout: Duration::from_secs(5),
             iteration: 1,
         }
+    }
+
+    #[test]
+    fn a_failed_test_point_points_at_the_line_that_defines_it_and_a_missing_tool_at_its_declaration(
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("scripts")).unwrap();
+        std::fs::write(
+            dir.path().join("scripts/test.sh"),
+            "n=0\npoint \"ranking orders\" true\npoint \"top 0 lists no words\" false\n",
+        )
+        .unwrap();
+        let argv = vec!["sh".to_owned(), "scripts/test.sh".to_owned()];
+        let declared = Declared {
+            text: "sh scripts/test.sh",
+            argv: &argv,
+            line: Some(12),
+        };
+        let out = judge_declared(
+            Step::Test,
+            &declared,
+            &record(
+                Some(1),
+                "ok 1 - ranking orders\nnot ok 2 - top 0 lists no words\n",
+            ),
+            &ctx(dir.path()),
+        );
+        let finding = &out.findings[0];
+        assert_eq!(finding.path.as_deref(), Some("scripts/test.sh"));
+        assert_eq!(finding.line, Some(3));
+        let missing = judge_declared(
+            Step::Build,
+            &declared,
+            &record(Some(127), "sh: 1: cargo: not found\n"),
+            &ctx(dir.path()),
+        );
+        assert_eq!(missing.status, DimensionStatus::Blocked);
+        assert_eq!(missing.findings[0].path.as_deref(), Some(AGENTS_FILE));
+        assert_eq!(missing.findings[0].line, Some(12));
+        // A point no file the command names defines keeps no location.
+        let unknown = judge_declared(
+            Step::Test,
+            &declared,
+            &record(Some(1), "not ok 1 - something else\n"),
+            &ctx(dir.path()),
+        );
+        assert_eq!(unknown.findings[0].path, None);
     }
 
     #[test]
