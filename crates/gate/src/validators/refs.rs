@@ -94,11 +94,12 @@ pub fn check_reference(repo: &RepoView, text: &str, allow_whole_file: bool) -> R
             let text_content = String::from_utf8_lossy(&content);
             let missing: Vec<&str> = symbol
                 .split("::")
-                .filter(|part| !occurs_as_word(&text_content, part))
+                .filter(|part| !occurs_as_id(&text_content, part))
                 .collect();
             if symbol.is_empty() || !missing.is_empty() {
                 Err(format!(
-                    "`{symbol}` does not occur as a whole word in {}",
+                    "`{symbol}` does not occur as a whole word (a name with spaces: as a whole \
+                     string literal) in {}",
                     reference.path
                 ))
             } else {
@@ -116,6 +117,20 @@ pub fn line_count(content: &[u8]) -> u64 {
         Some(b'\n') => newlines,
         Some(_) => newlines + 1,
     }
+}
+
+/// Whether the symbol or test id `id` occurs in `text`. An identifier (`test_owner_can_cancel`,
+/// `tests`) occurs as a whole word, whatever the language. An id with whitespace can only be a
+/// test named by a string (`test('rejects a key without =', ...)` in node:test, Jest or Mocha,
+/// `t.Run("...")` in Go), so it must be a whole string literal: a prefix of a longer name does
+/// not resolve.
+pub fn occurs_as_id(text: &str, id: &str) -> bool {
+    if !id.contains(char::is_whitespace) {
+        return occurs_as_word(text, id);
+    }
+    ['\'', '"', '`']
+        .iter()
+        .any(|quote| text.contains(&format!("{quote}{id}{quote}")))
 }
 
 /// Whether `word` occurs in `text` not glued to other identifier characters. A boundary is
@@ -288,6 +303,42 @@ mod tests {
         ));
         assert!(occurs_as_word("case test[a] ok", "test[a]"));
         assert!(!occurs_as_word("anything", ""));
+    }
+
+    #[test]
+    fn a_rust_unit_test_in_its_tests_module_resolves_part_by_part() {
+        let reference = parse_reference("src/bucket.rs::tests::refill_is_capped_at_capacity");
+        assert_eq!(reference.path, "src/bucket.rs");
+        let Target::Symbol(id) = reference.target else {
+            panic!("expected a symbol target");
+        };
+        let source =
+            "#[cfg(test)]\nmod tests {\n    #[test]\n    fn refill_is_capped_at_capacity() {}\n}\n";
+        assert!(id.split("::").all(|part| occurs_as_id(source, part)));
+        let renamed = source.replace("refill_is_capped_at_capacity", "refill_is_capped");
+        assert!(!id.split("::").all(|part| occurs_as_id(&renamed, part)));
+    }
+
+    #[test]
+    fn a_string_named_test_must_be_a_whole_string_literal() {
+        let source = "test('a failed write rolls back the keys already set', () => {});\n\
+                      it(\"keeps keys\", () => {});\ntest(`with ${x} template`, f);\n";
+        assert!(occurs_as_id(
+            source,
+            "a failed write rolls back the keys already set"
+        ));
+        assert!(occurs_as_id(source, "with ${x} template"));
+        // A prefix of a longer name, or a name that only appears inside another string, is not
+        // the test.
+        assert!(!occurs_as_id(source, "a failed write rolls back"));
+        assert!(!occurs_as_id(source, "rolls back the keys already set"));
+        assert!(!occurs_as_id(
+            "// a failed write rolls back\n",
+            "a failed write rolls back"
+        ));
+        // A single-word id keeps the identifier rule: `keeps` is a word of that test's name.
+        assert!(occurs_as_id(source, "keeps"));
+        assert!(occurs_as_id("export function apply(text, env) {", "apply"));
     }
 
     #[test]
