@@ -26,6 +26,9 @@ pub enum ValidatorId {
     WorktreeIsolation,
     WorkflowDrift,
     AcceptanceItems,
+    ObligationImplemented,
+    UnrequestedPublicSymbol,
+    TestReceiptLog,
 }
 
 /// The seed 001 finding classes the gate uses.
@@ -82,6 +85,14 @@ impl ValidatorId {
     pub const PIPELINE: [ValidatorId; 2] =
         [ValidatorId::WorktreeIsolation, ValidatorId::WorkflowDrift];
 
+    /// The gate's own checks of claims the repository can contradict: what the convergence report
+    /// and the test receipts say is recomputed from the diff, the code and the logs.
+    pub const INDEPENDENT: [ValidatorId; 3] = [
+        ValidatorId::ObligationImplemented,
+        ValidatorId::UnrequestedPublicSymbol,
+        ValidatorId::TestReceiptLog,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ValidatorId::TaskSetComplete => "task-set-complete",
@@ -105,6 +116,9 @@ impl ValidatorId {
             ValidatorId::WorktreeIsolation => "worktree-isolation",
             ValidatorId::WorkflowDrift => "workflow-drift",
             ValidatorId::AcceptanceItems => "acceptance-items",
+            ValidatorId::ObligationImplemented => "obligation-implemented",
+            ValidatorId::UnrequestedPublicSymbol => "unrequested-public-symbol",
+            ValidatorId::TestReceiptLog => "test-receipt-log",
         }
     }
 
@@ -114,6 +128,7 @@ impl ValidatorId {
             .into_iter()
             .chain(Self::LEDGER)
             .chain(Self::PIPELINE)
+            .chain(Self::INDEPENDENT)
     }
 
     pub fn from_name(name: &str) -> Option<ValidatorId> {
@@ -142,10 +157,13 @@ impl ValidatorId {
             | ValidatorId::ReviewReceiptsPass
             | ValidatorId::DiffWithinOwnership
             | ValidatorId::ConvergencePass
-            | ValidatorId::NoBlockingFindings => Class::Correctness,
+            | ValidatorId::NoBlockingFindings
+            | ValidatorId::ObligationImplemented
+            | ValidatorId::UnrequestedPublicSymbol => Class::Correctness,
             ValidatorId::ObligationTestClosure
             | ValidatorId::ObligationEvidenceClosure
-            | ValidatorId::EvidenceBoundToCurrentTree => Class::Coverage,
+            | ValidatorId::EvidenceBoundToCurrentTree
+            | ValidatorId::TestReceiptLog => Class::Coverage,
             ValidatorId::WorktreeIsolation => Class::Environment,
             _ => Class::PlanCompleteness,
         }

@@ -32,6 +32,11 @@ pub fn skill_groups() -> Vec<SkillGroup> {
             reason: "the workflow declaration and the worktree claim are always checked",
             validators: names(&ValidatorId::PIPELINE),
         },
+        SkillGroup {
+            skill: "independent-checks",
+            reason: "self-reported convergence and test results are recomputed from the diff, the code and the logs",
+            validators: names(&ValidatorId::INDEPENDENT),
+        },
     ]
 }
 

@@ -1092,3 +1092,136 @@ fn a_report_that_says_pass_does_not_override_a_failed_validator() {
     let report = golden.build().gate();
     assert_eq!(report.overall.result, OverallResult::IssuesFound);
 }
+
+// --- obligation-implemented ---------------------------------------------------------------------
+
+#[test]
+fn a_stubbed_obligation_is_not_implemented_although_convergence_says_implemented() {
+    let mut golden = Golden::new();
+    golden.replace(
+        "src/subscription/cancel.py",
+        "    subscription.status = \"cancelled\"\n",
+        "    # TODO(T1): mark the subscription cancelled\n",
+    );
+    let repo = golden.build();
+    assert!(repo
+        .read(&feature("convergence-report.json"))
+        .contains("implemented"));
+    let report = repo.gate();
+    let finding = expect_finding(
+        &report,
+        "obligation-implemented",
+        "src/subscription/cancel.py",
+    );
+    assert_eq!(finding.location.as_ref().unwrap().line, Some(11));
+    assert!(finding.title.contains("REQ-001-B01"));
+}
+
+#[test]
+fn a_body_that_only_raises_not_implemented_is_a_stub() {
+    let mut golden = Golden::new();
+    golden.replace(
+        "src/subscription/cancel.py",
+        "    subscription.status = \"cancelled\"\n    return subscription\n",
+        "    raise NotImplementedError\n\n",
+    );
+    let report = golden.build().gate();
+    expect_finding(
+        &report,
+        "obligation-implemented",
+        "src/subscription/cancel.py",
+    );
+}
+
+// --- unrequested-public-symbol ------------------------------------------------------------------
+
+#[test]
+fn a_public_function_no_obligation_asks_for_is_unrequested() {
+    let mut golden = Golden::new();
+    golden.replace(
+        "src/subscription/cancel.py",
+        "    return subscription\n",
+        "    return subscription\n\n\ndef cancel_all(subscriptions, user):\n    return [cancel(s, user) for s in subscriptions]\n",
+    );
+    let report = golden.build().gate();
+    let finding = expect_finding(
+        &report,
+        "unrequested-public-symbol",
+        "src/subscription/cancel.py",
+    );
+    assert_eq!(finding.location.as_ref().unwrap().line, Some(15));
+    assert!(finding.title.contains("cancel_all"));
+}
+
+#[test]
+fn a_private_helper_or_an_approved_scope_change_is_not_unrequested() {
+    let mut golden = Golden::new();
+    golden.replace(
+        "src/subscription/cancel.py",
+        "    return subscription\n",
+        "    return subscription\n\n\ndef _helper():\n    return 1\n",
+    );
+    assert_pass(&golden.build().gate());
+    let mut golden = Golden::new();
+    golden.replace(
+        "src/subscription/cancel.py",
+        "    return subscription\n",
+        "    return subscription\n\n\ndef cancel_all(subscriptions, user):\n    return [cancel(s, user) for s in subscriptions]\n",
+    );
+    golden.edit_json(
+        &feature("receipts/approvals/spec-approval.json"),
+        |approval| {
+            approval["scope_changes"] = json!(["src/subscription/cancel.py::cancel_all"]);
+        },
+    );
+    let report = golden.build().gate();
+    assert!(report
+        .findings
+        .iter()
+        .all(|finding| finding.validator.as_deref() != Some("unrequested-public-symbol")));
+}
+
+// --- test-receipt-log ---------------------------------------------------------------------------
+
+#[test]
+fn a_claimed_test_its_log_never_ran_is_reported_at_the_claim() {
+    let mut golden = Golden::new();
+    golden.set(
+        &feature("evidence/unit.log"),
+        "tests/test_cancel.py::test_owner_can_cancel PASSED [100%]\n======= 1 passed in 0.01s =======\n",
+    );
+    let repo = golden.build();
+    let report = repo.gate();
+    let path = feature("receipts/tests/unit.json");
+    let finding = expect_finding(&report, "test-receipt-log", &path);
+    assert_eq!(
+        finding.location.as_ref().unwrap().line,
+        Some(line_of(&repo.read(&path), "\"test_non_owner_is_refused\""))
+    );
+    assert!(finding.title.contains("REQ-001-B02"));
+}
+
+#[test]
+fn a_log_whose_totals_disagree_with_its_lines_is_reported_at_the_log() {
+    let mut golden = Golden::new();
+    golden.replace(&feature("evidence/unit.log"), "2 passed", "12 passed");
+    let report = golden.build().gate();
+    expect_finding(&report, "test-receipt-log", &feature("evidence/unit.log"));
+}
+
+#[test]
+fn a_claimed_test_that_is_not_a_test_ref_of_the_obligation_is_reported() {
+    let mut golden = Golden::new();
+    golden.replace(
+        &feature("receipts/tests/unit.json"),
+        "\"test_owner_can_cancel\"",
+        "\"test_non_owner_is_refused\"",
+    );
+    let report = golden.build().gate();
+    let finding = expect_finding(
+        &report,
+        "test-receipt-log",
+        &feature("receipts/tests/unit.json"),
+    );
+    assert!(finding.title.contains("is not a test ref of REQ-001-B01"));
+}

@@ -179,7 +179,12 @@ fn a_repository_without_a_verification_section_is_judged_as_before() {
         .collect();
     assert_eq!(
         skills,
-        ["loom-validators", "detail-ledger", "pipeline-config"]
+        [
+            "loom-validators",
+            "detail-ledger",
+            "pipeline-config",
+            "independent-checks"
+        ]
     );
     assert!(!repo.path().join("docs/delivery/.state").exists());
     assert!(!report.extra.contains_key(EXTENSION_KEY));
