@@ -348,27 +348,30 @@ pub fn unrequested_public_symbols(repo: &RepoView, features: &[FeatureLedger]) -
             }
         }
     }
+    // The changed source files (outside the ledger and test code) with their text.
+    let sources: Vec<(&str, Language, String)> = repo
+        .changes
+        .iter()
+        .filter(|change| {
+            change.status != ChangeStatus::Deleted
+                && !in_ledger(&change.path)
+                && !is_test_path(&change.path)
+        })
+        .filter_map(|change| {
+            let language = language_of(&change.path)?;
+            let text = String::from_utf8(repo.read(&change.path)?).ok()?;
+            Some((change.path.as_str(), language, text))
+        })
+        .collect();
     let mut findings = Vec::new();
-    for change in &repo.changes {
-        if change.status == ChangeStatus::Deleted
-            || in_ledger(&change.path)
-            || is_test_path(&change.path)
-            || scope.is_match(&change.path)
-        {
+    for (path, language, text) in &sources {
+        if scope.is_match(path) {
             continue;
         }
-        let Some(language) = language_of(&change.path) else {
-            continue;
-        };
-        let Some(text) = repo
-            .read(&change.path)
-            .and_then(|bytes| String::from_utf8(bytes).ok())
-        else {
-            continue;
-        };
+        let (path, language) = (*path, *language);
         let before: Vec<String> = repo
             .base_contents
-            .get(&change.path)
+            .get(path)
             .map(|bytes| {
                 public_symbols(language, &String::from_utf8_lossy(bytes))
                     .into_iter()
@@ -376,12 +379,12 @@ pub fn unrequested_public_symbols(repo: &RepoView, features: &[FeatureLedger]) -
                     .collect()
             })
             .unwrap_or_default();
-        for symbol in public_symbols(language, &text) {
+        for symbol in public_symbols(language, text) {
             if before.contains(&symbol.name) {
                 continue;
             }
             let cited = covered.iter().any(|entry| {
-                entry.path == change.path
+                entry.path == path
                     && match &entry.target {
                         Target::File => true,
                         Target::Lines(start, end) => {
@@ -392,7 +395,17 @@ pub fn unrequested_public_symbols(repo: &RepoView, features: &[FeatureLedger]) -
                         }
                     }
             });
-            let used = contains_word(&cited_text, &symbol.name);
+            // Used by cited code, or by other changed source code (outside its own definition):
+            // a helper of requested code, not an API of its own.
+            let used = contains_word(&cited_text, &symbol.name)
+                || sources.iter().any(|(other, _, other_text)| {
+                    let own = *other == path;
+                    other_text.lines().enumerate().any(|(index, line)| {
+                        let number = index as u64 + 1;
+                        !(own && (symbol.line..=symbol.end_line).contains(&number))
+                            && contains_word(line, &symbol.name)
+                    })
+                });
             let approved = scope_words
                 .iter()
                 .any(|entry| contains_word(entry, &symbol.name));
@@ -403,17 +416,17 @@ pub fn unrequested_public_symbols(repo: &RepoView, features: &[FeatureLedger]) -
                 ValidatorId::UnrequestedPublicSymbol,
                 format!(
                     "unrequested public symbol {} in {}",
-                    symbol.name, change.path
+                    symbol.name, path
                 ),
                 format!(
                     "{} adds the public symbol `{}` (line {}), but no obligation's code ref covers \
                      or uses it and no approval lists it in `scope_changes`: code that no \
                      requirement asked for, whatever the convergence report says. Remove it, or \
                      approve it as a scope change.",
-                    change.path, symbol.name, symbol.line
+                    path, symbol.name, symbol.line
                 ),
             )
-            .at(&change.path, Some(symbol.line));
+            .at(path, Some(symbol.line));
             finding.end_line = Some(symbol.end_line);
             findings.push(finding);
         }
