@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::finding::GateFinding;
+use crate::finding::{GateFinding, WARNING_MAX};
 use crate::repo::{EnvError, RepoView};
 use gatebench_report::{
     CustomGates, ExcludedFile, Finding, FindingLocation, Issue, IssueLocation, Overall,
@@ -143,7 +143,7 @@ pub fn scope_of(repo: &RepoView, base_ref: &str) -> Scope {
 
 /// The report of a run that judged the repository: `pass` without findings, `issues-found` with.
 pub fn judged(items: Vec<Item>, scope: Scope, groups: &[SkillGroup]) -> Report {
-    let result = if items.is_empty() {
+    let result = if items.iter().all(|item| item.severity <= WARNING_MAX) {
         OverallResult::Pass
     } else {
         OverallResult::IssuesFound
@@ -152,7 +152,7 @@ pub fn judged(items: Vec<Item>, scope: Scope, groups: &[SkillGroup]) -> Report {
         .iter()
         .map(|group| {
             let mut failed: BTreeMap<&str, usize> = BTreeMap::new();
-            for item in &items {
+            for item in items.iter().filter(|item| item.severity > WARNING_MAX) {
                 if group.validators.contains(&item.validator.as_str()) {
                     *failed.entry(item.validator.as_str()).or_default() += 1;
                 }

@@ -31,6 +31,10 @@ pub enum ValidatorId {
     TestReceiptLog,
 }
 
+/// The highest severity of a warning: a finding at or below it is reported but does not fail the
+/// gate (an unknown key in a ledger file).
+pub const WARNING_MAX: u8 = 3;
+
 /// The seed 001 finding classes the gate uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Class {
@@ -220,6 +224,12 @@ impl GateFinding {
 
     pub fn obligation(mut self, id: impl Into<String>) -> GateFinding {
         self.obligation_id = Some(id.into());
+        self
+    }
+
+    /// Lowers (or raises) the finding's severity, e.g. to a warning (`WARNING_MAX` or less).
+    pub fn severity(mut self, severity: u8) -> GateFinding {
+        self.severity = severity;
         self
     }
 
