@@ -73,27 +73,101 @@ fn findings_are_mirrored_as_issues_in_severity_order() {
 }
 
 #[test]
-fn the_scope_lists_every_file_changed_against_the_merge_base() {
+fn without_staged_or_unstaged_changes_the_scope_is_the_branch_with_its_line_ranges() {
     let repo = Golden::new().build();
-    repo.write("notes.txt", "untracked\n");
-    repo.delete("README.md");
     let report = repo.gate();
     let scope = &report.scope;
+    assert_eq!(scope.mode, "branch");
     assert_eq!(scope.base_ref.as_deref(), Some("main"));
     assert_eq!(scope.merge_base.as_ref().map(String::len), Some(40));
     assert_eq!(scope.head_sha.as_ref().map(String::len), Some(40));
     assert_eq!(scope.files, scope.included_files);
-    let status_of = |path: &str| {
+    let cancel = scope
+        .included_files
+        .iter()
+        .find(|file| file.path == "src/subscription/cancel.py")
+        .expect("the committed file is in scope");
+    assert_eq!(cancel.status, "added");
+    let lines = repo.read("src/subscription/cancel.py").lines().count();
+    assert_eq!(cancel.lines, [format!("1-{lines}")]);
+    assert_eq!(
+        scope.excluded_files.last().map(|file| file.path.as_str()),
+        Some("ALL_OTHER_FILES")
+    );
+}
+
+/// A repository with a committed change (cancel.py, on the branch), a staged one (README.md line
+/// 2) and an unstaged one (tests/test_cancel.py line 1).
+fn three_kinds_of_change() -> TestRepo {
+    let repo = Golden::new().build();
+    repo.stage("README.md", "# subscriptions\nstaged line\n");
+    let test = repo.read("tests/test_cancel.py");
+    repo.write("tests/test_cancel.py", &format!("# unstaged\n{test}"));
+    repo
+}
+
+#[test]
+fn staged_changes_come_first_and_the_rest_is_excluded_with_its_reason() {
+    let repo = three_kinds_of_change();
+    let report = repo.gate();
+    let scope = &report.scope;
+    assert_eq!(scope.mode, "staged");
+    assert_eq!(scope.included_files.len(), 1);
+    assert_eq!(scope.included_files[0].path, "README.md");
+    assert_eq!(scope.included_files[0].status, "modified");
+    assert_eq!(scope.included_files[0].lines, ["2"]);
+    let reason = |path: &str| {
         scope
-            .included_files
+            .excluded_files
             .iter()
             .find(|file| file.path == path)
-            .map(|file| file.status.as_str())
+            .map(|file| file.reason.clone())
+            .unwrap_or_else(|| panic!("{path} is not excluded: {:?}", scope.excluded_files))
     };
-    assert_eq!(status_of("src/subscription/cancel.py"), Some("added"));
-    assert_eq!(status_of("notes.txt"), Some("added"));
-    assert_eq!(status_of("README.md"), Some("deleted"));
-    assert_eq!(scope.excluded_files[0].path, "ALL_OTHER_FILES");
+    assert!(reason("tests/test_cancel.py").starts_with("unstaged"));
+    assert!(reason("src/subscription/cancel.py").starts_with("committed on the branch"));
+}
+
+#[test]
+fn unstaged_changes_come_next_and_each_mode_can_be_asked_for() {
+    let repo = Golden::new().build();
+    let test = repo.read("tests/test_cancel.py");
+    repo.write("tests/test_cancel.py", &format!("# unstaged\n{test}"));
+    let report = repo.gate();
+    assert_eq!(report.scope.mode, "unstaged");
+    assert_eq!(report.scope.included_files[0].path, "tests/test_cancel.py");
+    assert_eq!(report.scope.included_files[0].lines, ["1"]);
+
+    let repo = three_kinds_of_change();
+    for (mode, path) in [
+        (crate::ScopeMode::Staged, "README.md"),
+        (crate::ScopeMode::Unstaged, "tests/test_cancel.py"),
+        (crate::ScopeMode::Branch, "src/subscription/cancel.py"),
+    ] {
+        let report = crate::run_gate_in_scope(repo.path(), &GateOptions::default(), Some(mode));
+        assert_eq!(report.scope.mode, mode.as_str());
+        assert!(
+            report
+                .scope
+                .included_files
+                .iter()
+                .any(|file| file.path == path),
+            "{}: {:?}",
+            mode.as_str(),
+            report.scope.included_files
+        );
+    }
+}
+
+#[test]
+fn an_untracked_file_is_an_unstaged_change_with_its_whole_range() {
+    let repo = Golden::new().build();
+    repo.write("notes.txt", "one\ntwo\n");
+    let report = repo.gate();
+    assert_eq!(report.scope.mode, "unstaged");
+    assert_eq!(report.scope.included_files[0].path, "notes.txt");
+    assert_eq!(report.scope.included_files[0].status, "added");
+    assert_eq!(report.scope.included_files[0].lines, ["1-2"]);
 }
 
 // --- status: error and blocked ------------------------------------------------------------------

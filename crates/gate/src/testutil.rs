@@ -481,6 +481,15 @@ impl TestRepo {
             .expect("commit");
     }
 
+    /// Writes a file into the work tree and adds it to the index (a staged change).
+    pub fn stage(&self, path: &str, content: &str) {
+        self.write(path, content);
+        let repo = Repository::open(&self.root).expect("open repo");
+        let mut index = repo.index().expect("index");
+        index.add_path(Path::new(path)).expect("stage");
+        index.write().expect("write index");
+    }
+
     /// Runs the reference gate with the default options.
     pub fn gate(&self) -> Report {
         run_gate(&self.root, &GateOptions::default())
