@@ -29,6 +29,7 @@ pub enum ValidatorId {
     ObligationImplemented,
     UnrequestedPublicSymbol,
     TestReceiptLog,
+    TaskDependencies,
 }
 
 /// The highest severity of a warning: a finding at or below it is reported but does not fail the
@@ -77,7 +78,8 @@ impl ValidatorId {
     ];
 
     /// The gate's checks on the detail ledger itself.
-    pub const LEDGER: [ValidatorId; 5] = [
+    pub const LEDGER: [ValidatorId; 6] = [
+        ValidatorId::TaskDependencies,
         ValidatorId::DetailExpansion,
         ValidatorId::ObligationTestPlan,
         ValidatorId::Traceability,
@@ -123,6 +125,7 @@ impl ValidatorId {
             ValidatorId::ObligationImplemented => "obligation-implemented",
             ValidatorId::UnrequestedPublicSymbol => "unrequested-public-symbol",
             ValidatorId::TestReceiptLog => "test-receipt-log",
+            ValidatorId::TaskDependencies => "task-dependencies",
         }
     }
 
@@ -145,6 +148,7 @@ impl ValidatorId {
     pub fn severity(self) -> u8 {
         match self {
             ValidatorId::DetailExpansion
+            | ValidatorId::TaskDependencies
             | ValidatorId::ObligationTestPlan
             | ValidatorId::AcceptanceItems => 8,
             ValidatorId::Traceability

@@ -62,6 +62,7 @@ pub fn check_feature(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding>
     findings.extend(details::obligation_test_plan(feature));
     findings.extend(details::traceability(feature));
     findings.extend(tasks::acceptance_items(feature));
+    findings.extend(tasks::task_dependencies(feature));
     findings.extend(isolation::worktree_isolation(ctx, feature));
     findings.extend(workflow::current_step_declared(ctx.workflow, feature));
     findings.extend(computed::obligation_implemented(ctx.repo, feature));

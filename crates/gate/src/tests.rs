@@ -1344,3 +1344,74 @@ fn a_claimed_test_that_is_not_a_test_ref_of_the_obligation_is_reported() {
     );
     assert!(finding.title.contains("is not a test ref of REQ-001-B01"));
 }
+
+// --- task-dependencies --------------------------------------------------------------------------
+
+#[test]
+fn a_dependency_on_an_unknown_task_is_reported_at_the_entry() {
+    let mut golden = Golden::new();
+    golden.replace(&feature("tasks/T2.md"), "depends_on: []", "depends_on: [T9]");
+    let repo = golden.build();
+    let report = repo.gate();
+    let path = feature("tasks/T2.md");
+    let finding = expect_finding(&report, "task-dependencies", &path);
+    assert_eq!(
+        finding.location.as_ref().unwrap().line,
+        Some(line_of(&repo.read(&path), "depends_on"))
+    );
+    assert!(finding.title.contains("T9"));
+}
+
+#[test]
+fn tasks_that_depend_on_each_other_are_one_cycle_finding() {
+    let mut golden = Golden::new();
+    golden.replace(&feature("tasks/T1.md"), "depends_on: []", "depends_on: [T2]");
+    golden.replace(&feature("tasks/T2.md"), "depends_on: []", "depends_on: [T1]");
+    let report = golden.build().gate();
+    let cycles = findings_of(&report, "task-dependencies");
+    assert_eq!(cycles.len(), 1, "{cycles:?}");
+    assert!(cycles[0].title.contains("T1 -> T2 -> T1"), "{}", cycles[0].title);
+    assert_eq!(
+        cycles[0].location.as_ref().unwrap().path,
+        feature("tasks/T1.md")
+    );
+}
+
+#[test]
+fn a_dependency_chain_without_cycle_passes() {
+    let mut golden = Golden::new();
+    golden.replace(&feature("tasks/T2.md"), "depends_on: []", "depends_on: [T1]");
+    assert_pass(&golden.build().gate());
+}
+
+// --- approval-current: the artifact analysis ---------------------------------------------------
+
+#[test]
+fn an_artifact_analysis_no_approval_lists_is_reported() {
+    let mut golden = Golden::new();
+    golden.set(
+        &feature("artifact-analysis.json"),
+        "{\"schema_version\": 1, \"conflicts\": []}\n",
+    );
+    let report = golden.build().gate();
+    expect_finding(
+        &report,
+        "approval-current",
+        &feature("artifact-analysis.json"),
+    );
+    let mut golden = Golden::new();
+    golden.set(
+        &feature("artifact-analysis.json"),
+        "{\"schema_version\": 1, \"conflicts\": []}\n",
+    );
+    golden.edit_json(
+        &feature("receipts/approvals/spec-approval.json"),
+        |approval| {
+            approval["artifacts"]["artifact-analysis.json"] = json!(format!(
+                "sha256:{{{{sha256:{}}}}}",
+                feature("artifact-analysis.json")
+            ));
+        },
+    );
+    assert_pass(&golden.build().gate());
+}

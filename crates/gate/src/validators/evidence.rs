@@ -355,6 +355,9 @@ pub fn review_receipts_pass(ctx: &Context, feature: &FeatureLedger) -> Vec<GateF
 /// The artifacts an approval must cover.
 const APPROVED_ARTIFACTS: [&str; 3] = ["spec.md", "requirements.json", "plan.md"];
 
+/// The artifact analysis, approved with the others when it exists.
+const ANALYSIS: &str = "artifact-analysis.json";
+
 /// `approval-current`: approvals exist and cover spec.md, requirements.json and plan.md; every
 /// approved artifact still has the approved sha256; `spec_sha256` names the current spec.md; a
 /// superseded obligation names its replacement, a reason and an existing approval.
@@ -374,7 +377,13 @@ pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
             .at(path, None),
         );
     } else {
-        for artifact in APPROVED_ARTIFACTS {
+        // artifact-analysis.json (seed 004, 10.2) must be approved with the others when the
+        // pipeline wrote one.
+        let analysis = ctx
+            .repo
+            .is_file(&feature.path(ANALYSIS))
+            .then_some(ANALYSIS);
+        for artifact in APPROVED_ARTIFACTS.into_iter().chain(analysis) {
             let covered = feature.approvals.values().flatten().any(|approval| {
                 approval
                     .value
