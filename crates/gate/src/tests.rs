@@ -1415,3 +1415,48 @@ fn an_artifact_analysis_no_approval_lists_is_reported() {
     );
     assert_pass(&golden.build().gate());
 }
+
+// --- no-blocking-findings: closed_by must be about the finding ---------------------------------
+
+fn closed_finding(closed_by: &str) -> String {
+    format!(
+        r#"{{"schema_version": 1, "id": "FINDING-001", "severity": "HIGH", "type": "missing-behavior",
+"requirement_id": "REQ-001", "obligation_id": "REQ-001-B01", "status": "closed",
+"evidence": "cancel did not set the status", "closed_by": "{closed_by}"}}
+"#
+    )
+}
+
+#[test]
+fn a_finding_closed_by_a_receipt_about_another_obligation_is_reported() {
+    let mut golden = Golden::new();
+    golden.set(
+        &feature("findings/FINDING-001.json"),
+        &closed_finding("receipts/reviews/T2.json"),
+    );
+    let repo = golden.build();
+    let report = repo.gate();
+    let path = feature("findings/FINDING-001.json");
+    let finding = expect_finding(&report, "no-blocking-findings", &path);
+    assert!(finding.title.contains("not about its obligation"), "{}", finding.title);
+    assert_eq!(
+        finding.location.as_ref().unwrap().line,
+        Some(line_of(&repo.read(&path), "\"closed_by\""))
+    );
+}
+
+#[test]
+fn a_finding_closed_by_a_passing_test_of_its_obligation_passes() {
+    let mut golden = Golden::new();
+    golden.set(
+        &feature("findings/FINDING-001.json"),
+        &closed_finding("receipts/tests/unit.json"),
+    );
+    assert_pass(&golden.build().gate());
+    let mut golden = Golden::new();
+    golden.set(
+        &feature("findings/FINDING-001.json"),
+        &closed_finding("receipts/reviews/T1.json"),
+    );
+    assert_pass(&golden.build().gate());
+}
