@@ -967,7 +967,11 @@ fn a_key_given_twice_is_a_ledger_schema_finding_at_the_repetition() {
     let report = repo.gate();
     let path = feature("requirements.json");
     let finding = expect_finding(&report, "ledger-schema", &path);
-    assert!(finding.title.contains("`concurrency` twice"), "{}", finding.title);
+    assert!(
+        finding.title.contains("`concurrency` twice"),
+        "{}",
+        finding.title
+    );
     let text = repo.read(&path);
     let second = text
         .match_indices("\"concurrency\"")
@@ -1350,7 +1354,11 @@ fn a_claimed_test_that_is_not_a_test_ref_of_the_obligation_is_reported() {
 #[test]
 fn a_dependency_on_an_unknown_task_is_reported_at_the_entry() {
     let mut golden = Golden::new();
-    golden.replace(&feature("tasks/T2.md"), "depends_on: []", "depends_on: [T9]");
+    golden.replace(
+        &feature("tasks/T2.md"),
+        "depends_on: []",
+        "depends_on: [T9]",
+    );
     let repo = golden.build();
     let report = repo.gate();
     let path = feature("tasks/T2.md");
@@ -1365,12 +1373,24 @@ fn a_dependency_on_an_unknown_task_is_reported_at_the_entry() {
 #[test]
 fn tasks_that_depend_on_each_other_are_one_cycle_finding() {
     let mut golden = Golden::new();
-    golden.replace(&feature("tasks/T1.md"), "depends_on: []", "depends_on: [T2]");
-    golden.replace(&feature("tasks/T2.md"), "depends_on: []", "depends_on: [T1]");
+    golden.replace(
+        &feature("tasks/T1.md"),
+        "depends_on: []",
+        "depends_on: [T2]",
+    );
+    golden.replace(
+        &feature("tasks/T2.md"),
+        "depends_on: []",
+        "depends_on: [T1]",
+    );
     let report = golden.build().gate();
     let cycles = findings_of(&report, "task-dependencies");
     assert_eq!(cycles.len(), 1, "{cycles:?}");
-    assert!(cycles[0].title.contains("T1 -> T2 -> T1"), "{}", cycles[0].title);
+    assert!(
+        cycles[0].title.contains("T1 -> T2 -> T1"),
+        "{}",
+        cycles[0].title
+    );
     assert_eq!(
         cycles[0].location.as_ref().unwrap().path,
         feature("tasks/T1.md")
@@ -1380,7 +1400,11 @@ fn tasks_that_depend_on_each_other_are_one_cycle_finding() {
 #[test]
 fn a_dependency_chain_without_cycle_passes() {
     let mut golden = Golden::new();
-    golden.replace(&feature("tasks/T2.md"), "depends_on: []", "depends_on: [T1]");
+    golden.replace(
+        &feature("tasks/T2.md"),
+        "depends_on: []",
+        "depends_on: [T1]",
+    );
     assert_pass(&golden.build().gate());
 }
 
@@ -1438,7 +1462,11 @@ fn a_finding_closed_by_a_receipt_about_another_obligation_is_reported() {
     let report = repo.gate();
     let path = feature("findings/FINDING-001.json");
     let finding = expect_finding(&report, "no-blocking-findings", &path);
-    assert!(finding.title.contains("not about its obligation"), "{}", finding.title);
+    assert!(
+        finding.title.contains("not about its obligation"),
+        "{}",
+        finding.title
+    );
     assert_eq!(
         finding.location.as_ref().unwrap().line,
         Some(line_of(&repo.read(&path), "\"closed_by\""))

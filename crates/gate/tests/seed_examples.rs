@@ -38,8 +38,7 @@ fn example(name: &str) -> TextFile {
         .join(name);
     TextFile {
         path: format!("tests/data/seed004/{name}"),
-        text: std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+        text: std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
     }
 }
 
@@ -70,7 +69,10 @@ fn every_seed_004_example_that_shows_a_ledger_record_loads_without_finding() {
     let receipt: ReceiptObligations = loads_as("7.5-implementation-receipt-obligations.json");
     assert_eq!(receipt.obligations[0].preserved_invariants.len(), 1);
     let finding: LedgerFinding = loads_as("7.6-finding.json");
-    assert_eq!(finding.suggested_action.as_deref(), Some("创建新的修复任务"));
+    assert_eq!(
+        finding.suggested_action.as_deref(),
+        Some("创建新的修复任务")
+    );
     let obligation: Obligation = loads_as("7.9-obligation.json");
     assert_eq!(obligation.introduced_by.as_deref(), Some("FINDING-017"));
     assert_eq!(obligation.source.as_deref(), Some("convergence-finding"));
@@ -87,7 +89,10 @@ fn every_seed_004_example_that_shows_a_ledger_record_loads_without_finding() {
 /// given twice.
 #[test]
 fn the_seed_004_examples_the_gate_does_not_read_are_single_json_values_without_repeated_keys() {
-    for name in ["7.3-implementation-packet.json", "9.3-validator-result.json"] {
+    for name in [
+        "7.3-implementation-packet.json",
+        "9.3-validator-result.json",
+    ] {
         let file = example(name);
         assert!(duplicate_key_findings(&file).is_empty(), "{name}");
         let value: serde_json::Value =
@@ -101,7 +106,13 @@ fn every_file_of_the_seed_data_folder_is_covered_by_a_test() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/seed004");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .expect("seed data folder")
-        .map(|entry| entry.expect("entry").file_name().to_string_lossy().into_owned())
+        .map(|entry| {
+            entry
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
         .collect();
     names.sort();
     assert_eq!(names.len(), 10, "seed 004 has 10 JSON examples: {names:?}");

@@ -414,10 +414,7 @@ pub fn unrequested_public_symbols(repo: &RepoView, features: &[FeatureLedger]) -
             }
             let mut finding = GateFinding::new(
                 ValidatorId::UnrequestedPublicSymbol,
-                format!(
-                    "unrequested public symbol {} in {}",
-                    symbol.name, path
-                ),
+                format!("unrequested public symbol {} in {}", symbol.name, path),
                 format!(
                     "{} adds the public symbol `{}` (line {}), but no obligation's code ref covers \
                      or uses it and no approval lists it in `scope_changes`: code that no \
@@ -466,7 +463,8 @@ mod tests {
             .map(|s| s.name)
             .collect();
         assert_eq!(names, ["a", "D"]);
-        let script = "export function a() {}\nfunction b() {}\nexport const C = 1;\nexport class E {}\n";
+        let script =
+            "export function a() {}\nfunction b() {}\nexport const C = 1;\nexport class E {}\n";
         let names: Vec<String> = public_symbols(Language::Script, script)
             .into_iter()
             .map(|s| s.name)

@@ -223,7 +223,11 @@ pub fn no_blocking_findings(ctx: &Context, feature: &FeatureLedger) -> Vec<GateF
 /// obligation, or the review of a task that lists it. A finding that names only a requirement is
 /// touched by a receipt about any of the requirement's obligations; one that names neither by
 /// any receipt.
-fn closing_receipt_touches(feature: &FeatureLedger, relative: &str, finding: &LedgerFinding) -> bool {
+fn closing_receipt_touches(
+    feature: &FeatureLedger,
+    relative: &str,
+    finding: &LedgerFinding,
+) -> bool {
     let obligations: Vec<String> = match (&finding.obligation_id, &finding.requirement_id) {
         (Some(obligation), _) => vec![obligation.clone()],
         (None, Some(requirement)) => feature

@@ -89,10 +89,9 @@ pub fn detail_expansion(feature: &FeatureLedger) -> Vec<GateFinding> {
             };
             match detail.conclusion {
                 Conclusion::Applicable => {
-                    let has_obligation = requirement
-                        .obligations
-                        .iter()
-                        .any(|obligation| obligation.is_live() && obligation.category == Some(category));
+                    let has_obligation = requirement.obligations.iter().any(|obligation| {
+                        obligation.is_live() && obligation.category == Some(category)
+                    });
                     if !has_obligation {
                         findings.push(
                             GateFinding::new(

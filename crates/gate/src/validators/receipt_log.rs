@@ -96,8 +96,14 @@ pub fn parse_log(text: &str) -> LogResults {
                 _ => {}
             }
         } else if let Some(captures) = patterns.cargo_summary.captures(line) {
-            add(&mut results.summary_passed, captures[1].parse().unwrap_or(0));
-            add(&mut results.summary_failed, captures[2].parse().unwrap_or(0));
+            add(
+                &mut results.summary_passed,
+                captures[1].parse().unwrap_or(0),
+            );
+            add(
+                &mut results.summary_failed,
+                captures[2].parse().unwrap_or(0),
+            );
         } else if let Some(captures) = patterns.tap_line.captures(line) {
             // Only top-level TAP lines: node indents subtests.
             let name = captures[2].to_owned();
@@ -154,9 +160,8 @@ pub fn test_receipt_log(repo: &RepoView, feature: &FeatureLedger) -> Vec<GateFin
             .obligations
             .iter()
             .any(|tested| tested.result == TestResult::Pass);
-        let finding = |title: String, why: String| {
-            GateFinding::new(ValidatorId::TestReceiptLog, title, why)
-        };
+        let finding =
+            |title: String, why: String| GateFinding::new(ValidatorId::TestReceiptLog, title, why);
         if !results.recognised() {
             if claims_pass {
                 findings.push(
@@ -273,11 +278,17 @@ mod tests {
     fn pytest_verbose_logs_are_read() {
         let log = "collecting ... collected 3 items\n\ntests/t.py::test_a PASSED [ 33%]\ntests/t.py::test_b[x] PASSED [ 66%]\ntests/t.py::test_c FAILED [100%]\n===== 1 failed, 2 passed in 0.01s =====\n";
         let results = parse_log(log);
-        assert_eq!(results.passed, ["tests/t.py::test_a", "tests/t.py::test_b[x]"]);
+        assert_eq!(
+            results.passed,
+            ["tests/t.py::test_a", "tests/t.py::test_b[x]"]
+        );
         assert_eq!(results.failed, ["tests/t.py::test_c"]);
         assert_eq!(results.summary_passed, Some(2));
         assert_eq!(results.summary_failed, Some(1));
-        assert!(results.passed.iter().any(|name| names_match(name, "test_b")));
+        assert!(results
+            .passed
+            .iter()
+            .any(|name| names_match(name, "test_b")));
     }
 
     #[test]

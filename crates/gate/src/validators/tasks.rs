@@ -364,7 +364,10 @@ pub fn task_dependencies(feature: &FeatureLedger) -> Vec<GateFinding> {
                             task.file.path
                         ),
                     )
-                    .at(&task.file.path, task.file.line_after("depends_on", dependency)),
+                    .at(
+                        &task.file.path,
+                        task.file.line_after("depends_on", dependency),
+                    ),
                 );
             }
         }
@@ -391,7 +394,10 @@ pub fn task_dependencies(feature: &FeatureLedger) -> Vec<GateFinding> {
                         findings.push(
                             GateFinding::new(
                                 ValidatorId::TaskDependencies,
-                                format!("tasks depend on each other in a cycle: {}", shown.join(" -> ")),
+                                format!(
+                                    "tasks depend on each other in a cycle: {}",
+                                    shown.join(" -> ")
+                                ),
                                 format!(
                                     "{} depends on {first}, and the chain {} comes back to it: no \
                                      task of the cycle can start first. Remove one dependency.",
