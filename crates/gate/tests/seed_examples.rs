@@ -1,6 +1,7 @@
 //! Seed conformance: every JSON example of seed 004 (copied verbatim into `tests/data/seed004/`,
 //! since a fresh clone has no seeds folder) goes through the gate's JSON loader into the ledger
-//! type it illustrates, with no finding above a warning and no unknown key.
+//! type it illustrates, with no finding above a warning and no unknown key; seed 000's state file
+//! example (`tests/data/seed000/`) is read as a loop state.
 
 use std::path::Path;
 
@@ -116,4 +117,64 @@ fn every_file_of_the_seed_data_folder_is_covered_by_a_test() {
         .collect();
     names.sort();
     assert_eq!(names.len(), 10, "seed 004 has 10 JSON examples: {names:?}");
+}
+
+/// Seed 000's state file example, verbatim, at its path in a repository.
+fn state_repository(text: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir
+        .path()
+        .join(gatebench_gate::verification_loop::state_file::path_for(
+            "SV-xxxxx",
+        ));
+    std::fs::create_dir_all(path.parent().expect("a folder")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+    dir
+}
+
+fn seed_000_state() -> String {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/seed000/SV-xxxxx-verification.json");
+    std::fs::read_to_string(path).expect("seed 000 state example")
+}
+
+#[test]
+fn the_seed_000_state_file_example_is_read_as_a_state() {
+    use gatebench_gate::verification_loop::state_file::{read, ReadState};
+    let dir = state_repository(&seed_000_state());
+    match read(dir.path(), "SV-xxxxx") {
+        ReadState::Found(state) => {
+            assert_eq!(state.max_iterations, 3);
+            assert_eq!(state.base_branch, "main");
+        }
+        ReadState::Absent => panic!("not found"),
+        ReadState::Invalid(item) => panic!("invalid: {}", item.description),
+    }
+}
+
+#[test]
+fn a_state_file_that_gives_a_key_twice_is_invalid_at_that_line() {
+    use gatebench_gate::verification_loop::state_file::{read, ReadState};
+    let text = seed_000_state().replacen(
+        "\"maxIterations\": 3,",
+        "\"maxIterations\": 3,\n  \"maxIterations\": 9,",
+        1,
+    );
+    let line = text
+        .lines()
+        .position(|line| line.contains("\"maxIterations\": 9"))
+        .expect("the repeated key")
+        + 1;
+    let dir = state_repository(&text);
+    match read(dir.path(), "SV-xxxxx") {
+        ReadState::Invalid(item) => {
+            assert_eq!(item.line, Some(line as u64));
+            assert!(
+                item.description.contains("maxIterations"),
+                "{}",
+                item.description
+            );
+        }
+        _ => panic!("a repeated key must make the state file invalid"),
+    }
 }
