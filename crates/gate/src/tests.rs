@@ -1488,3 +1488,20 @@ fn a_finding_closed_by_a_passing_test_of_its_obligation_passes() {
     );
     assert_pass(&golden.build().gate());
 }
+
+// --- review-receipts-pass: the omission-hunter is always required --------------------------------
+
+#[test]
+fn a_workflow_without_reviewers_still_requires_the_omission_hunter() {
+    let workflow = WORKFLOW.replace("reviewers: [omission-hunter]", "reviewers: []");
+    let mut golden = with_workflow(&workflow);
+    assert_pass(&golden.clone().build().gate());
+    golden.remove(&feature("receipts/evaluations/omission-hunter.json"));
+    let report = golden.build().gate();
+    let finding = expect_finding(
+        &report,
+        "review-receipts-pass",
+        &feature("receipts/evaluations/omission-hunter.json"),
+    );
+    assert!(finding.title.contains("omission-hunter"));
+}
