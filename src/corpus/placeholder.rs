@@ -229,11 +229,8 @@ pub fn resolve(
     let mut out = BTreeMap::new();
     for path in files.keys() {
         resolver.file(path)?;
-        let bytes = resolver
-            .done
-            .remove(path)
-            .expect("a resolved file is in `done`");
-        out.insert(path.clone(), bytes);
+        // Cloned, not moved: the source tree of a later file may still need this one's bytes.
+        out.insert(path.clone(), resolver.done[path.as_str()].clone());
     }
     Ok(out)
 }
@@ -241,8 +238,7 @@ pub fn resolve(
 struct Resolver<'a> {
     files: &'a BTreeMap<String, Vec<u8>>,
     known: &'a Known,
-    /// Resolved contents (and carried files); a file is removed once moved to the output, its
-    /// digest staying in `digests`.
+    /// Resolved contents (and carried files).
     done: HashMap<String, Vec<u8>>,
     /// sha256 of resolved files, computed once however many placeholders name them.
     digests: HashMap<String, String>,
@@ -416,6 +412,18 @@ mod tests {
             String::from_utf8(out["specs/x/r.json"].clone()).unwrap(),
             want
         );
+    }
+
+    #[test]
+    fn the_source_tree_includes_files_resolved_before_it() {
+        // `a.py` sorts (and is resolved) before the ledger file that takes the source tree.
+        let f = files(&[
+            ("a.py", "print(1)\n"),
+            ("specs/x/r.json", "{{gatebench:source-tree}}"),
+        ]);
+        let out = resolve(&f, &BTreeMap::new(), &Known::default()).unwrap();
+        let tree = gittree::tree_id([("a.py", b"print(1)\n".as_slice())]).to_string();
+        assert_eq!(out["specs/x/r.json"], tree.as_bytes());
     }
 
     #[test]
