@@ -151,7 +151,7 @@ fn interrupt_then_resume(fraction: f64, signal: i32) {
     // Up to 20% past the reference duration: some signals land while outputs are written, some
     // after the run ended.
     let delay = took.mul_f64(fraction * 1.2);
-    let mut child = command(&s, &reports, &work).spawn().unwrap();
+    let child = command(&s, &reports, &work).spawn().unwrap();
     std::thread::sleep(delay);
     // SAFETY: signalling a child this test started and has not reaped.
     unsafe { libc::kill(child.id() as i32, signal) };
