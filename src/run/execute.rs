@@ -339,7 +339,8 @@ fn staging_name(id: &str) -> String {
     format!(".{id}.partial")
 }
 
-/// Checks, before any trial runs, that files can be created in `dir` (created if missing).
+/// Checks, before any trial runs, that files can be created in `dir`. Folders it had to create
+/// for the check are removed again (when still empty): an interrupted run leaves nothing.
 pub fn probe_writable(dir: &Path) -> Result<()> {
     let unwritable = |e: std::io::Error| {
         Error::invalid(
@@ -347,12 +348,21 @@ pub fn probe_writable(dir: &Path) -> Result<()> {
             format!("the reports folder cannot be written ({e}); nothing was run"),
         )
     };
+    let missing: Vec<&Path> = dir
+        .ancestors()
+        .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+        .collect();
     std::fs::create_dir_all(dir).map_err(unwritable)?;
-    tempfile::Builder::new()
+    let probed = tempfile::Builder::new()
         .prefix(".gatebench-probe")
         .tempfile_in(dir)
-        .map_err(unwritable)?;
-    Ok(())
+        .map(drop)
+        .map_err(unwritable);
+    for created in missing {
+        // Fails harmlessly when something was written there meanwhile.
+        let _ = std::fs::remove_dir(created);
+    }
+    probed
 }
 
 /// Reserves the run's name under `reports_dir`: `id` itself, or `id-2`, `id-3`, ... when a run of
