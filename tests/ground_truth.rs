@@ -75,7 +75,9 @@ fn the_gate_with_its_private_keys_stripped_detects_within_five_points_of_the_bui
     for r in [&builtin, &stripped] {
         let g = &r.metrics.overall.ground_truth;
         assert!(g.finding_precision.is_some() && g.noise.is_some());
-        assert_eq!(g.golden_trials, 4);
+        let goldens = r.trials.iter().filter(|t| t.golden).count() as u64;
+        assert!(goldens >= 4);
+        assert_eq!(g.golden_trials, goldens);
     }
     assert_eq!(
         value(builtin.metrics.overall.ground_truth.localization),

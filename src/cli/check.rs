@@ -6,6 +6,7 @@ use gatebench::corpus;
 use gatebench::corpus::scenario::Scenario;
 use gatebench::error::Error;
 use gatebench::exit_code;
+use gatebench::run::execute;
 
 use crate::cli::dispatch::CmdResult;
 
@@ -45,12 +46,33 @@ fn cmd_check(fixtures: &Path, scenarios: &Path) -> CmdResult {
                         if let Err(e) = gatebench::run::baseline::load(file, &s.spec.thresholds) {
                             errors.push(e);
                         }
+                        // What `run` checks of the scenario against its corpus, checked here too.
+                        let own = s.fixtures_dir();
+                        let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+                            (Ok(a), Ok(b)) => a == b,
+                            _ => a == b,
+                        };
+                        let loaded;
+                        let against = if same(&own, fixtures) {
+                            corpus.as_ref()
+                        } else {
+                            loaded = corpus::load(&own).map_err(|e| errors.extend(e)).ok();
+                            loaded.as_ref()
+                        };
+                        if let Some(c) = against {
+                            if let Err(e) = execute::check_selection(&s, &own, c, &[]) {
+                                errors.push(e);
+                            }
+                        }
                     }
                     Err(e) => errors.push(e),
                 }
             }
         }
-        Err(e) => errors.push(Error::io("read the scenarios folder", scenarios, e)),
+        Err(e) => errors.push(Error::invalid(
+            scenarios,
+            format!("the scenarios folder cannot be read: {e}"),
+        )),
     }
     if !errors.is_empty() {
         return Err(errors);

@@ -61,6 +61,15 @@ pub fn run(args: GateArgs) -> CmdResult {
     cmd_gate(&path, base, format, output, scope.map(ScopeArg::mode))
 }
 
+/// The gate's environment errors that are about what the user named (`PATH`, `--base`).
+const BAD_INPUT_CODES: [&str; 5] = [
+    "not-a-git-repository",
+    "bare-repository",
+    "head-unresolved",
+    "base-ref-not-found",
+    "no-merge-base",
+];
+
 fn cmd_gate(
     path: &Path,
     base: String,
@@ -73,6 +82,13 @@ fn cmd_gate(
         &gatebench_gate::GateOptions { base_ref: base },
         scope,
     );
+    // A path that is not a repository, or a base that names no commit, is bad input: one error on
+    // standard error, exit 1, no report.
+    if let Some(e) = &report.error {
+        if BAD_INPUT_CODES.contains(&e.code.as_str()) {
+            return Err(vec![Error::invalid(path, e.message.clone())]);
+        }
+    }
     let text = match format {
         Format::Json => {
             let mut t = serde_json::to_string_pretty(&report)

@@ -322,6 +322,10 @@ impl Default for Thresholds {
     }
 }
 
+/// The most parallel trials (`--jobs`, `jobs:`): each is a thread with its own stack and
+/// repository; far more than the cores only exhausts memory and file handles.
+pub const MAX_JOBS: usize = 256;
+
 /// A loaded scenario and where it came from.
 #[derive(Debug, Clone)]
 pub struct Scenario {
@@ -331,11 +335,29 @@ pub struct Scenario {
 
 impl Scenario {
     pub fn load(path: &Path) -> Result<Scenario> {
-        let parsed = yaml::load::<ScenarioFile>(path)?;
-        let spec = parsed.value;
+        let text = yaml::read_text(path)?;
+        Scenario::parse(path, &text)
+    }
+
+    /// Parses and checks the text of a scenario file read from `path`.
+    pub fn parse(path: &Path, text: &str) -> Result<Scenario> {
+        // Parsed generically first (limits, syntax), so that keys under `pipeline`, which serde
+        // cannot check with positions through an internally tagged enum, are checked here.
+        let generic: yaml_serde::Value = yaml::parse(path, text)?;
+        check_pipeline_keys(path, text, &generic)?;
+        let spec: ScenarioFile = yaml::parse(path, text)?;
         let at = |key: &str, value: &str, message: String| {
-            Error::invalid_at(path, yaml::locate(&parsed.text, key, value), message)
+            Error::invalid_at(path, yaml::locate(text, key, value), message)
         };
+        if let Some(jobs) = spec.jobs {
+            if !(1..=MAX_JOBS).contains(&jobs) {
+                return Err(at(
+                    "jobs",
+                    &jobs.to_string(),
+                    format!("`jobs` must be between 1 and {}", MAX_JOBS),
+                ));
+            }
+        }
         if spec.trials == 0 {
             return Err(at("trials", "0", "`trials` must be 1 or more".into()));
         }
@@ -400,6 +422,70 @@ impl Scenario {
         let base = self.file.parent().unwrap_or(Path::new("."));
         base.join(self.spec.fixtures_dir.as_deref().unwrap_or("../fixtures"))
     }
+}
+
+/// Every key under `pipeline` must be one its `kind` has: `kind` alone for `builtin` and
+/// `legacy`, the fields of [`CommandSpec`] for `command`. Errors point at the key.
+fn check_pipeline_keys(path: &Path, text: &str, generic: &yaml_serde::Value) -> Result<()> {
+    let Some(pipeline) = generic.get("pipeline").and_then(|p| p.as_mapping()) else {
+        return Ok(());
+    };
+    let kind = pipeline
+        .get("kind")
+        .and_then(|k| k.as_str())
+        .unwrap_or("builtin");
+    let allowed: Vec<String> = match kind {
+        "command" => {
+            let schema = schemars::schema_for!(CommandSpec);
+            schema
+                .get("properties")
+                .and_then(|p| p.as_object())
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default()
+        }
+        _ => Vec::new(),
+    };
+    for key in pipeline.keys() {
+        let Some(key) = key.as_str() else { continue };
+        if key != "kind" && !allowed.iter().any(|a| a == key) {
+            let expected = if allowed.is_empty() {
+                "it takes only `kind`".to_owned()
+            } else {
+                format!(
+                    "expected `kind`, {}",
+                    allowed
+                        .iter()
+                        .map(|a| format!("`{a}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            return Err(Error::invalid_at(
+                path,
+                locate_key(text, key),
+                format!("unknown key `{key}` under `pipeline` of kind `{kind}`: {expected}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The position of `key:` at the start of an indented line, after the `pipeline:` line.
+fn locate_key(text: &str, key: &str) -> Option<crate::error::Position> {
+    let start = text
+        .lines()
+        .position(|l| l.trim_start().starts_with("pipeline:"))
+        .unwrap_or(0);
+    text.lines().enumerate().skip(start).find_map(|(i, line)| {
+        let trimmed = line.trim_start();
+        trimmed
+            .strip_prefix(key)
+            .filter(|rest| rest.trim_start().starts_with(':'))
+            .map(|_| crate::error::Position {
+                line: i + 1,
+                column: line.len() - trimmed.len() + 1,
+            })
+    })
 }
 
 /// What a schema cannot say about a command pipeline: (key, value to locate, message).

@@ -128,8 +128,13 @@ impl RunResults {
 
 /// Reads a results file.
 pub fn read(path: &Path) -> Result<RunResults> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io("read", path, e))?;
-    let results: RunResults = serde_json::from_str(&text).map_err(|e| {
+    let text = crate::corpus::yaml::read_text(path)?;
+    parse(path, &text)
+}
+
+/// Parses the text of a results file read from `path`.
+pub fn parse(path: &Path, text: &str) -> Result<RunResults> {
+    let results: RunResults = serde_json::from_str(text).map_err(|e| {
         Error::invalid_at(
             path,
             Some(crate::error::Position {

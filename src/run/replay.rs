@@ -128,8 +128,8 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
     let (_, rfc3339) = gatebench_report::time::utc_stamp(started_at);
     let mut scenario = recorded.scenario.clone();
     scenario.thresholds = Some(thresholds_spec);
-    let results = RunResults {
-        run_id: run_id.clone(),
+    let mut results = RunResults {
+        run_id,
         scenario,
         started_at: rfc3339,
         duration_ms: clock.elapsed().as_millis() as u64,
@@ -144,7 +144,6 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         ratchet: None,
         ..recorded
     };
-    let dir = options.reports_dir.join(&run_id);
-    crate::output::outputs::write_all(&dir, &results).map_err(|e| vec![e])?;
+    let dir = execute::write_run(&options.reports_dir, &mut results).map_err(|e| vec![e])?;
     Ok(Finished { results, dir })
 }
