@@ -37,6 +37,16 @@ pub fn execute(
     options: &RunOptions,
     progress: &Progress<'_>,
 ) -> std::result::Result<Finished, Vec<Error>> {
+    if !options.fixtures_dir.is_dir() {
+        return Err(vec![Error::invalid(
+            &options.scenario.file,
+            format!(
+                "the fixtures folder {} does not exist (`fixtures_dir` of the scenario, or \
+                 --fixtures)",
+                options.fixtures_dir.display()
+            ),
+        )]);
+    }
     let corpus = corpus::load(&options.fixtures_dir)?;
     check_category_bars(options, &corpus).map_err(|e| vec![e])?;
     let selected = scenario::select(&corpus, &options.scenario.spec.fixtures, &options.filters)
@@ -62,6 +72,8 @@ pub fn run_selected(
     {
         let started_at = SystemTime::now();
         let clock = Instant::now();
+        crate::pipeline::command::preflight(&options.scenario.spec.pipeline)
+            .map_err(|reason| Error::invalid(&options.scenario.file, reason))?;
         let pipeline = select::from_spec(&options.scenario.spec.pipeline, &options.scenario.dir());
         let (sharded, shard) = shard::split(selected, options.shard);
         let selected: &[&corpus::Fixture] = &sharded;
@@ -86,6 +98,8 @@ pub fn run_selected(
             base_ref: options.scenario.spec.base_ref.clone(),
             work_root: &work_root,
             cache: cache.as_ref(),
+            scenario: options.scenario.spec.name.clone(),
+            on_modified: options.scenario.spec.on_modified,
         };
         let trials = runner::run(selected, pipeline.as_ref(), &cfg, &|record| {
             let n = done.fetch_add(1, Ordering::SeqCst) + 1;
@@ -114,6 +128,10 @@ pub fn run_selected(
             &format!("{run_id}{}", suffix.unwrap_or_default()),
         )?;
         let fixture_trials = crate::score::trials::per_fixture(&trials);
+        let trials_index: Vec<(String, u32)> = trials
+            .iter()
+            .map(|t| (t.fixture.clone(), t.trial))
+            .collect();
         let cache_stats = cache.as_ref().map(|c| CacheStats {
             hits: trials.iter().filter(|t| t.cached).count() as u64,
             misses: trials.iter().filter(|t| !t.cached).count() as u64,
@@ -149,6 +167,8 @@ pub fn run_selected(
             fixture_trials,
             cache: cache_stats,
             replay_of: None,
+            isolation: pipeline.isolation(),
+            cases: results::cases_of(&options.scenario.spec.name, &trials_index),
         };
         let dir = options.reports_dir.join(&run_id);
         outputs::write_all(&dir, &results)?;

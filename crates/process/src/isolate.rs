@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use landlock::{
-    path_beneath_rules, Access, AccessFs, Ruleset, RulesetAttr, RulesetCreated,
-    RulesetCreatedAttr, ABI,
+    path_beneath_rules, Access, AccessFs, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr,
+    ABI,
 };
 
 /// The Landlock ABI gatebench asks for (best effort: older kernels enforce what they know).
@@ -34,13 +34,31 @@ pub struct Sandbox {
 /// System locations every sandboxed command may read: programs, libraries, configuration,
 /// `/proc`, and a few device files (read and write, like `/dev/null`). Missing ones are skipped.
 pub const SYSTEM_READ: &[&str] = &[
-    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc",
-    "/sys/devices/system/cpu", "/run/systemd/resolve", "/nix/store", "/snap",
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc",
+    "/opt",
+    "/proc",
+    "/sys/devices/system/cpu",
+    "/run/systemd/resolve",
+    "/nix/store",
+    "/snap",
 ];
 
 /// Device files a sandboxed command may read and write.
 pub const SYSTEM_DEVICES: &[&str] = &[
-    "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/pts",
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+    "/dev/pts",
     "/dev/ptmx",
 ];
 
@@ -163,7 +181,11 @@ impl ChildPlan {
         if no_network {
             flags |= libc::CLONE_NEWPID | libc::CLONE_NEWNET;
         }
-        let flags = if flags == 0 { 0 } else { namespace_flags(flags) };
+        let flags = if flags == 0 {
+            0
+        } else {
+            namespace_flags(flags)
+        };
         let maps = (flags & libc::CLONE_NEWUSER != 0).then(|| {
             // SAFETY: getuid/getgid cannot fail.
             let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };

@@ -434,7 +434,10 @@ mod tests {
             &Isolation::default(),
         );
         assert_eq!(r.exit_code, Some(3), "{r:?}");
-        assert_eq!(processes_with(&format!("sleep {mark}")), Vec::<String>::new());
+        assert_eq!(
+            processes_with(&format!("sleep {mark}")),
+            Vec::<String>::new()
+        );
     }
 
     #[test]
