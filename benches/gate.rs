@@ -70,6 +70,8 @@ fn rounds(c: &mut Criterion) {
         base_ref: "main".into(),
         work_root: &work,
         cache: None,
+        scenario: "t".into(),
+        on_modified: Default::default(),
     };
     let check = run_trial(fixture, 0, gate.as_ref(), &cfg);
     assert_eq!(

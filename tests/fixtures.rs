@@ -51,6 +51,8 @@ fn check(fixture: &corpus::Fixture) -> Result<(), Failed> {
         base_ref: "main".into(),
         work_root: &root,
         cache: None,
+        scenario: "t".into(),
+        on_modified: Default::default(),
     };
     let record = run_trial(fixture, 0, gate.as_ref(), &cfg);
     if !record.outcome.is_good() {

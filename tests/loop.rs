@@ -42,6 +42,8 @@ fn trial(id: &str) -> TrialRecord {
         base_ref: "main".into(),
         work_root: &work,
         cache: None,
+        scenario: "t".into(),
+        on_modified: Default::default(),
     };
     run_trial(fixture, 0, gate.as_ref(), &cfg)
 }

@@ -43,10 +43,12 @@ pub struct CommandPipeline {
     /// What every round of this pipeline may read and write besides its own trial's folders;
     /// `None` when the sandbox is off or the kernel has no Landlock.
     sandbox: Option<Sandbox>,
-    /// The scenario's `env` sets `HOME` / `TMPDIR` itself (otherwise sandboxed rounds get
-    /// private ones).
-    own_home: bool,
-    own_tmp: bool,
+    /// `HOME` / `TMPDIR` as the scenario gives them: `Some(true)` when its `env` sets them (the
+    /// folder is then writable in the sandbox), `Some(false)` when `env_allowlist` names them
+    /// (gatebench's own value is kept, and only what `sandbox:` lists in it is reachable),
+    /// `None`: sandboxed rounds get private, empty ones.
+    own_home: Option<bool>,
+    own_tmp: Option<bool>,
     no_network: bool,
     isolation: IsolationInfo,
 }
@@ -72,6 +74,17 @@ pub fn preflight(spec: &PipelineSpec) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// How the scenario gives `name` (`HOME`, `TMPDIR`): see `CommandPipeline::own_home`.
+fn own_var(spec: &CommandSpec, name: &str) -> Option<bool> {
+    if spec.env.contains_key(name) {
+        Some(true)
+    } else if spec.env_allowlist.iter().any(|n| n == name) {
+        Some(false)
+    } else {
+        None
+    }
 }
 
 /// Whether granting `grant` would expose `protected` (one holds the other).
@@ -315,8 +328,8 @@ impl CommandPipeline {
         };
         CommandPipeline {
             sandbox,
-            own_home: spec.env.contains_key("HOME"),
-            own_tmp: spec.env.contains_key("TMPDIR"),
+            own_home: own_var(spec, "HOME"),
+            own_tmp: own_var(spec, "TMPDIR"),
             no_network: spec.network == Network::None,
             isolation,
             name: format!("command: {}", spec.command.display()),
@@ -340,6 +353,7 @@ impl CommandPipeline {
     ) -> Result<Isolation, String> {
         let Some(base) = &self.sandbox else {
             return Ok(Isolation {
+                contain: true,
                 sandbox: None,
                 no_network: self.no_network,
             });
@@ -354,8 +368,8 @@ impl CommandPipeline {
             ("HOME", self.own_home, "home"),
             ("TMPDIR", self.own_tmp, "tmp"),
         ] {
-            if own {
-                if let Some((_, v)) = env.iter().find(|(k, _)| k == name) {
+            if let Some(grant) = own {
+                if let (true, Some((_, v))) = (grant, env.iter().find(|(k, _)| k == name)) {
                     sandbox.write.push(PathBuf::from(v));
                 }
                 continue;
@@ -367,6 +381,7 @@ impl CommandPipeline {
             env.push((name.into(), private.display().to_string()));
         }
         Ok(Isolation {
+            contain: true,
             sandbox: Some(sandbox),
             no_network: self.no_network,
         })
@@ -561,6 +576,7 @@ impl Pipeline for CommandPipeline {
                 // even start it, and the fixer's error says why.
                 setup = Err(e);
                 Isolation {
+                    contain: true,
                     sandbox: Some(Sandbox::default()),
                     no_network: self.no_network,
                 }

@@ -1,7 +1,8 @@
-//! Running an external command under a time limit: in a process group and a PID namespace of its
-//! own (killed whole on timeout and when the command ends, so no child outlives it), with a
-//! cleared environment, no standard input, a bounded capture of what it prints, and optionally a
-//! Landlock filesystem sandbox and no network (`isolate.rs`).
+//! Running an external command under a time limit: in a process group of its own (killed whole on
+//! timeout and when the command ends), optionally in a PID namespace of its own (so that no child
+//! outlives it, `setsid` ones included), with a cleared environment, no standard input, a bounded
+//! capture of what it prints, and optionally a Landlock filesystem sandbox and no network
+//! (`isolate.rs`).
 
 mod isolate;
 
@@ -236,17 +237,21 @@ fn find_program(program: &str, env: &[(String, String)]) -> std::path::PathBuf {
         .unwrap_or_else(|| program.into())
 }
 
-/// How a command is isolated beyond its process group and PID namespace.
+/// How a command is isolated beyond its process group (and `PR_SET_PDEATHSIG`, always set).
 #[derive(Debug, Clone, Default)]
 pub struct Isolation {
+    /// A PID namespace of its own where the machine allows it: every process the command starts
+    /// dies with it, `setsid` and double forks included. Off in [`run`] (the command then is an
+    /// ordinary child: `$PPID` is its caller), on for external pipelines.
+    pub contain: bool,
     /// A Landlock filesystem sandbox; `None` runs the command with gatebench's own access.
     pub sandbox: Option<Sandbox>,
     /// An empty network namespace (loopback only, down).
     pub no_network: bool,
 }
 
-/// Runs a command to its end or its timeout, contained (PID namespace where the machine allows
-/// it). Never panics and never returns early: every failure is in the record.
+/// Runs a command to its end or its timeout, in its process group. Never panics and never
+/// returns early: every failure is in the record.
 pub fn run(spawn: &Spawn<'_>) -> ProcessRecord {
     run_isolated(spawn, &Isolation::default())
 }
@@ -284,7 +289,7 @@ pub fn run_isolated(spawn: &Spawn<'_>, isolation: &Isolation) -> ProcessRecord {
             return record;
         }
     };
-    let mut plan = isolate::ChildPlan::new(true, isolation.no_network, ruleset);
+    let mut plan = isolate::ChildPlan::new(isolation.contain, isolation.no_network, ruleset);
     // SAFETY: `in_child` makes only system calls (it may fork; its intermediate process never
     // returns), and enforces a ruleset prepared in the parent.
     unsafe {
@@ -431,7 +436,10 @@ mod tests {
         let mark = format!("{}.{}", 100 + std::process::id() % 800, 17);
         let r = sh(
             &format!("setsid sleep {mark} & (sh -c 'sleep {mark} &' &) ; sleep 0.2; exit 3"),
-            &Isolation::default(),
+            &Isolation {
+                contain: true,
+                ..Isolation::default()
+            },
         );
         assert_eq!(r.exit_code, Some(3), "{r:?}");
         assert_eq!(
@@ -457,7 +465,7 @@ mod tests {
         };
         let isolation = Isolation {
             sandbox: Some(sandbox),
-            no_network: false,
+            ..Isolation::default()
         };
         let r = sh(
             &format!(
