@@ -100,6 +100,8 @@ impl Default for Selection {
 /// The system under test.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+// Loaded once per run and never stored in bulk: the size of the `Command` variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum PipelineSpec {
     /// gatebench's reference gate (the embedded default).
     #[default]

@@ -161,7 +161,7 @@ impl WorkRoot {
                 let _ = std::fs::remove_dir_all(&path);
                 return Err(Error::io(
                     "lock",
-                    &path.join(LOCK_FILE),
+                    path.join(LOCK_FILE),
                     std::io::Error::other("the new work root could not be locked"),
                 ));
             }

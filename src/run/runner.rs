@@ -149,11 +149,10 @@ pub fn run_trial(
             record.work_dir = materialized.work_dir.display().to_string();
             rounds(
                 fixture,
-                trial,
+                (trial, &case),
                 pipeline,
                 cfg,
                 &scratch,
-                &case,
                 &mut materialized,
                 &mut record,
             );
@@ -205,11 +204,10 @@ fn changes(before: &Result<RepoFingerprint, String>, work_dir: &Path) -> Vec<Str
 /// fix. Records every round; scoring is `trial_score`'s.
 fn rounds(
     fixture: &Fixture,
-    trial: u32,
+    (trial, case): (u32, &str),
     pipeline: &dyn Pipeline,
     cfg: &RunConfig<'_>,
     scratch: &Path,
-    case: &str,
     materialized: &mut Materialized,
     record: &mut TrialRecord,
 ) {
