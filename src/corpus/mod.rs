@@ -3,6 +3,7 @@
 
 pub mod fixture;
 pub mod hash;
+pub mod hygiene;
 pub mod import;
 pub mod loader;
 pub mod paths;

@@ -41,6 +41,20 @@ pub struct ScenarioFile {
     pub base_ref: String,
     #[serde(default)]
     pub thresholds: Thresholds,
+    /// What a trial whose pipeline changed the repository it verified comes to: `error` (the
+    /// default: a verifier must not fix what it judges) or `flag` (its outcome stands, the
+    /// change is only reported).
+    #[serde(default)]
+    pub on_modified: OnModified,
+}
+
+/// What a pipeline that modified the repository it verified comes to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OnModified {
+    #[default]
+    Error,
+    Flag,
 }
 
 fn one() -> u32 {
@@ -87,6 +101,8 @@ impl Default for Selection {
 /// The system under test.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+// Loaded once per run and never stored in bulk: the size of the `Command` variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum PipelineSpec {
     /// gatebench's reference gate (the embedded default).
     #[default]
@@ -140,10 +156,101 @@ pub struct CommandSpec {
     /// Runs between rounds instead of the fixtures' scripted fixes; its changes are committed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fixer: Option<FixerSpec>,
+    /// The Landlock filesystem sandbox (README, "The sandbox"): on by default; `none` turns it
+    /// off, `required` makes a kernel without Landlock an error, a mapping widens it.
+    #[serde(default, skip_serializing_if = "SandboxSpec::is_default")]
+    pub sandbox: SandboxSpec,
+    /// `none`: the command gets an empty network namespace (no network at all). Default `host`.
+    #[serde(default, skip_serializing_if = "Network::is_host")]
+    pub network: Network,
+    /// Pass `GATEBENCH_SCENARIO_DIR` (the scenario's folder) to the command. Off by default: a
+    /// command's own files are already given as absolute paths.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub scenario_dir_env: bool,
     /// How the verifier's findings map onto the omission taxonomy (docs/TAXONOMY.md), for the
     /// typing rate: the first rule whose every pattern matches a finding gives its kind.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kinds: Vec<KindRule>,
+}
+
+/// `sandbox:` of a command pipeline.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum SandboxSpec {
+    /// `on` (the default), `none` or `required`.
+    Mode(SandboxMode),
+    /// The default sandbox widened.
+    Paths(SandboxPaths),
+}
+
+impl Default for SandboxSpec {
+    fn default() -> Self {
+        SandboxSpec::Mode(SandboxMode::On)
+    }
+}
+
+impl SandboxSpec {
+    fn is_default(&self) -> bool {
+        *self == SandboxSpec::default()
+    }
+
+    /// `on`, `none` or `required`.
+    pub fn mode(&self) -> SandboxMode {
+        match self {
+            SandboxSpec::Mode(m) => *m,
+            SandboxSpec::Paths(p) if p.required => SandboxMode::Required,
+            SandboxSpec::Paths(_) => SandboxMode::On,
+        }
+    }
+
+    /// The extra paths (relative ones to the scenario's folder; `~/` to `HOME`).
+    pub fn paths(&self) -> (&[String], &[String]) {
+        match self {
+            SandboxSpec::Paths(p) => (&p.read, &p.write),
+            SandboxSpec::Mode(_) => (&[], &[]),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxMode {
+    /// Sandboxed where the kernel has Landlock; a loud line where it has not.
+    On,
+    /// Not sandboxed (recorded in the results and the summary).
+    None,
+    /// Sandboxed, or the run is refused (exit 1) where the kernel has no Landlock.
+    Required,
+}
+
+/// The default sandbox, widened.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxPaths {
+    /// Files and folders the command may also read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read: Vec<String>,
+    /// Files and folders the command may also read and write.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub write: Vec<String>,
+    /// A kernel without Landlock is an error.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub required: bool,
+}
+
+/// `network:` of a command pipeline.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Network {
+    #[default]
+    Host,
+    None,
+}
+
+impl Network {
+    fn is_host(&self) -> bool {
+        *self == Network::Host
+    }
 }
 
 /// One rule of a `kinds:` mapping: a taxonomy kind, and regular expressions searched in the

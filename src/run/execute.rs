@@ -37,6 +37,16 @@ pub fn execute(
     options: &RunOptions,
     progress: &Progress<'_>,
 ) -> std::result::Result<Finished, Vec<Error>> {
+    if !options.fixtures_dir.is_dir() {
+        return Err(vec![Error::invalid(
+            &options.scenario.file,
+            format!(
+                "the fixtures folder {} does not exist (`fixtures_dir` of the scenario, or \
+                 --fixtures)",
+                options.fixtures_dir.display()
+            ),
+        )]);
+    }
     let corpus = corpus::load(&options.fixtures_dir)?;
     let selected = check_selection(
         &options.scenario,
@@ -96,6 +106,8 @@ pub fn run_selected(
     {
         let started_at = SystemTime::now();
         let clock = Instant::now();
+        crate::pipeline::command::preflight(&options.scenario.spec.pipeline)
+            .map_err(|reason| Error::invalid(&options.scenario.file, reason))?;
         let pipeline = select::from_spec(&options.scenario.spec.pipeline, &options.scenario.dir());
         let scoring = select::scoring(pipeline.as_ref());
         let (sharded, shard) = shard::split(selected, options.shard);
@@ -127,6 +139,8 @@ pub fn run_selected(
             work_root: &work_root,
             cache: cache.as_ref(),
             scoring: &scoring,
+            scenario: options.scenario.spec.name.clone(),
+            on_modified: options.scenario.spec.on_modified,
         };
         let trials = runner::run(selected, pipeline.as_ref(), &cfg, &|record| {
             let n = done.fetch_add(1, Ordering::SeqCst) + 1;
@@ -160,6 +174,10 @@ pub fn run_selected(
         )?;
         let staging = Staging::register(staging);
         let fixture_trials = crate::score::trials::per_fixture(&trials);
+        let trials_index: Vec<(String, u32)> = trials
+            .iter()
+            .map(|t| (t.fixture.clone(), t.trial))
+            .collect();
         let cache_stats = cache.as_ref().map(|c| CacheStats {
             hits: trials.iter().filter(|t| t.cached).count() as u64,
             misses: trials.iter().filter(|t| !t.cached).count() as u64,
@@ -195,6 +213,8 @@ pub fn run_selected(
             fixture_trials,
             cache: cache_stats,
             replay_of: None,
+            isolation: pipeline.isolation(),
+            cases: results::cases_of(&options.scenario.spec.name, &trials_index),
         };
         let dir = options.reports_dir.join(&run_id);
         outputs::write_all(staging.path(), &results)?;

@@ -229,6 +229,7 @@ pub fn merge(
         .flat_map(|(_, r)| r.fixtures.iter().cloned())
         .collect();
     merged.fixtures.sort_by(|a, b| a.id.cmp(&b.id));
+    merged.cases = shards.iter().flat_map(|(_, r)| r.cases.clone()).collect();
     merged.metrics = MetricsReport::of(&merged.trials);
     let (judged, ratchet) = execute::judge_all(
         &merged.metrics,

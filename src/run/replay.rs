@@ -104,7 +104,16 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         trial.category = fixture.category.clone();
         trial.golden = fixture.is_golden();
         trial.cached = false;
+        let modified_was_error = trial
+            .reason
+            .starts_with("the pipeline modified the repository");
         trial_score::score(fixture, &scoring, trial);
+        if modified_was_error {
+            crate::run::runner::apply_on_modified(
+                trial,
+                crate::corpus::scenario::OnModified::Error,
+            );
+        }
     }
     let fixtures: Vec<FixtureInfo> = recorded
         .fixtures
