@@ -608,7 +608,7 @@ fn a_non_utf8_fixture_yaml_names_line_and_column() {
     assert_rejected(
         "a_non_utf8_fixture_yaml_names_line_and_column",
         &dir,
-        &["fixtures/o/fixture.yaml:11:11", "not UTF-8"],
+        &["fixtures/o/fixture.yaml:12:11", "not UTF-8"],
     );
 }
 
@@ -700,7 +700,7 @@ fn deeply_nested_flow_yaml_is_refused_quickly() {
     assert_rejected(
         "deeply_nested_flow_yaml_is_refused_quickly",
         &dir,
-        &["fixtures/o/fixture.yaml:11:", "nested deeper than 64"],
+        &["fixtures/o/fixture.yaml:12:", "nested deeper than 64"],
     );
 }
 
@@ -842,7 +842,7 @@ fn a_scenario_whose_fixtures_folder_is_missing_is_rejected_by_check() {
             "--reports-dir",
             "reports",
         ],
-        &["nothere", "cannot be read"],
+        &["nothere", "does not exist"],
     );
 }
 
@@ -976,7 +976,7 @@ fn a_missing_fixtures_folder_is_exit_1() {
             "--reports-dir",
             "reports",
         ],
-        &["nothere", "cannot be read"],
+        &["nothere", "does not exist"],
     );
 }
 
