@@ -173,14 +173,44 @@ pub struct CommandSpec {
     pub kinds: Vec<KindRule>,
 }
 
-/// `sandbox:` of a command pipeline.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+/// `sandbox:` of a command pipeline. Serialized as either form, read with a visitor rather than
+/// `#[serde(untagged)]`, whose errors do not say what was expected.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum SandboxSpec {
     /// `on` (the default), `none` or `required`.
     Mode(SandboxMode),
     /// The default sandbox widened.
     Paths(SandboxPaths),
+}
+
+impl<'de> Deserialize<'de> for SandboxSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = SandboxSpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(
+                    "`on`, `none`, `required`, or a mapping with `read`, `write`, `required`",
+                )
+            }
+            fn visit_str<E: serde::de::Error>(
+                self,
+                v: &str,
+            ) -> std::result::Result<Self::Value, E> {
+                SandboxMode::deserialize(serde::de::value::StrDeserializer::<E>::new(v))
+                    .map(SandboxSpec::Mode)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                SandboxPaths::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(SandboxSpec::Paths)
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 impl Default for SandboxSpec {
