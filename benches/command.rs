@@ -39,6 +39,7 @@ fn bench(c: &mut Criterion) {
         &m.work_dir,
         &gatebench_gate::GateOptions {
             base_ref: "main".into(),
+            ..Default::default()
         },
     );
     std::fs::write(&fixed, serde_json::to_vec(&report).unwrap()).unwrap();

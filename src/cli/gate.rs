@@ -25,6 +25,11 @@ pub struct GateArgs {
     /// (staged changes if any, else unstaged, else the branch against the base).
     #[arg(long, value_enum)]
     pub scope: Option<ScopeArg>,
+    /// Run the verification loop's commands in a Landlock sandbox (read system locations and
+    /// `PATH`, write only the repository and a private temporary folder), as `gatebench run`
+    /// does for fixtures.
+    #[arg(long)]
+    pub sandbox: bool,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -57,8 +62,13 @@ pub fn run(args: GateArgs) -> CmdResult {
         format,
         output,
         scope,
+        sandbox,
     } = args;
-    cmd_gate(&path, base, format, output, scope.map(ScopeArg::mode))
+    let options = gatebench_gate::GateOptions {
+        base_ref: base,
+        sandbox_commands: sandbox,
+    };
+    cmd_gate(&path, options, format, output, scope.map(ScopeArg::mode))
 }
 
 /// The gate's environment errors that are about what the user named (`PATH`, `--base`).
@@ -72,16 +82,12 @@ const BAD_INPUT_CODES: [&str; 5] = [
 
 fn cmd_gate(
     path: &Path,
-    base: String,
+    options: gatebench_gate::GateOptions,
     format: Format,
     output: Option<PathBuf>,
     scope: Option<gatebench_gate::ScopeMode>,
 ) -> CmdResult {
-    let report = gatebench_gate::run_gate_in_scope(
-        path,
-        &gatebench_gate::GateOptions { base_ref: base },
-        scope,
-    );
+    let report = gatebench_gate::run_gate_in_scope(path, &options, scope);
     // A path that is not a repository, or a base that names no commit, is bad input: one error on
     // standard error, exit 1, no report.
     if let Some(e) = &report.error {

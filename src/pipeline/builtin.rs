@@ -230,8 +230,10 @@ impl Pipeline for InProcess {
     }
 
     fn run_round(&self, input: &RoundInput<'_>) -> RoundRun {
+        // The repository is data from a fixture: the commands it declares run sandboxed.
         let options = GateOptions {
             base_ref: input.base_ref.to_owned(),
+            sandbox_commands: true,
         };
         let report = (self.gate)(input.work_dir, &options);
         let output = match serde_json::to_value(&report) {

@@ -95,11 +95,17 @@ impl Cache {
             .then_some(entry.record)
     }
 
-    /// Writes a finished trial, unless it is an error or a timeout (those are retried). A cache
-    /// that cannot be written costs a re-run later, nothing else: the failure is ignored.
-    pub fn put(&self, fixture: &Fixture, trial: u32, record: &TrialRecord) {
+    /// Writes a finished trial, unless it is an error or a timeout (those are retried). A write
+    /// that fails is returned: the caller makes it visible (a run that cannot be resumed from a
+    /// trial must not pretend it can).
+    pub fn put(
+        &self,
+        fixture: &Fixture,
+        trial: u32,
+        record: &TrialRecord,
+    ) -> crate::error::Result<()> {
         if !cacheable(record) {
-            return;
+            return Ok(());
         }
         let key = self.key(fixture, trial);
         let entry = Entry {
@@ -107,7 +113,7 @@ impl Cache {
             key: key.clone(),
             record: record.clone(),
         };
-        let _ = atomic::write_json_atomic(&self.path(&key), &entry);
+        atomic::write_json_atomic(&self.path(&key), &entry)
     }
 }
 
@@ -119,4 +125,30 @@ pub fn cacheable(record: &TrialRecord) -> bool {
             .rounds
             .iter()
             .all(|r| !r.timed_out && r.error.is_none() && r.fix_error.is_none())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cache_that_cannot_be_written_says_so() {
+        let corpus =
+            crate::corpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")).unwrap();
+        let fixture = corpus.get("subscription-cancel").unwrap();
+        let mut record = TrialRecord::new(fixture, 0);
+        record.outcome = Outcome::Passed;
+        let dir = tempfile::tempdir().unwrap();
+        // The cache folder's place is taken by a file: no entry can be written under it.
+        let blocked = dir.path().join("cache");
+        std::fs::write(&blocked, "not a folder").unwrap();
+        let cache = Cache::new(&blocked, "p", 3, "main", true);
+        assert!(cache.put(fixture, 0, &record).is_err());
+        let cache = Cache::new(&dir.path().join("ok"), "p", 3, "main", true);
+        cache.put(fixture, 0, &record).unwrap();
+        assert_eq!(
+            cache.get(fixture, 0).unwrap().fixture,
+            "subscription-cancel"
+        );
+    }
 }

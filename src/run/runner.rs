@@ -120,9 +120,13 @@ fn run_or_reuse(
         record.cached = true;
         return record;
     }
-    let record = run_trial(fixture, trial, pipeline, cfg);
-    // Written as soon as the trial ends, so that an interrupted run resumes from here.
-    cache.put(fixture, trial, &record);
+    let mut record = run_trial(fixture, trial, pipeline, cfg);
+    // Written as soon as the trial ends, so that an interrupted run resumes from here. A cache
+    // that cannot be written is an error of the trial, never silent.
+    if let Err(e) = cache.put(fixture, trial, &record) {
+        record.harness_error = Some(format!("the result cache could not be written: {e}"));
+        trial_score::score(fixture, cfg.scoring, &mut record);
+    }
     record
 }
 

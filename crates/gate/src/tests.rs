@@ -203,6 +203,7 @@ fn a_missing_base_ref_is_an_error_report_that_keeps_the_requested_ref() {
     let repo = Golden::new().build();
     let options = GateOptions {
         base_ref: "release".to_owned(),
+        ..GateOptions::default()
     };
     let report = run_gate(repo.path(), &options);
     assert_eq!(report.status, Status::Error);

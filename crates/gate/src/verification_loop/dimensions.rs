@@ -2,7 +2,7 @@
 //! standards): running the repository's command under a time limit, and judging pass / warn /
 //! fail / blocked from its exit status and the error, warning and test-point lines it prints.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -57,6 +57,30 @@ pub struct CommandContext<'a> {
     pub repo_dir: &'a Path,
     pub timeout: Duration,
     pub iteration: u32,
+    /// Run each command in a Landlock sandbox (`GateOptions::sandbox_commands`).
+    pub sandboxed: bool,
+}
+
+/// The sandbox of a loop command: read system locations and the folders on `PATH` (except one
+/// that holds or sits inside the current folder, where the caller's own files are); read and
+/// write the repository, `scratch` (its `HOME` and `TMPDIR`) and the device files.
+fn command_sandbox(repo_dir: &Path, scratch: &Path) -> process::Sandbox {
+    let cwd = std::env::current_dir()
+        .map(|d| process::real(&d))
+        .unwrap_or_default();
+    let path_var = std::env::var_os("PATH").unwrap_or_default();
+    let mut read: Vec<PathBuf> = process::SYSTEM_READ
+        .iter()
+        .map(PathBuf::from)
+        .chain(std::env::split_paths(&path_var).map(|p| process::real(&p)))
+        .filter(|p| p.is_absolute() && !p.starts_with(&cwd) && !cwd.starts_with(p))
+        .collect();
+    read.sort();
+    read.dedup();
+    let mut write: Vec<PathBuf> = process::SYSTEM_DEVICES.iter().map(PathBuf::from).collect();
+    write.push(process::real(repo_dir));
+    write.push(process::real(scratch));
+    process::Sandbox { read, write }
 }
 
 /// The configuration key of a command dimension.
@@ -278,13 +302,32 @@ pub fn run_command_dimension(
             outcome
         }
         CommandSpec::Run { argv, text, line } => {
-            let env = environment(step, ctx.iteration);
-            let record = process::run(&Spawn {
-                argv,
-                cwd: ctx.repo_dir,
-                env: &env,
-                timeout: ctx.timeout,
-            });
+            let mut env = environment(step, ctx.iteration);
+            // A sandboxed command gets a private HOME and TMPDIR, the only places besides the
+            // repository it may write.
+            let scratch = if ctx.sandboxed && process::landlock_abi().is_some() {
+                tempfile::tempdir().ok()
+            } else {
+                None
+            };
+            let isolation = process::Isolation {
+                sandbox: scratch.as_ref().map(|s| {
+                    env.retain(|(k, _)| k != "HOME" && k != "TMPDIR");
+                    env.push(("HOME".into(), s.path().display().to_string()));
+                    env.push(("TMPDIR".into(), s.path().display().to_string()));
+                    command_sandbox(ctx.repo_dir, s.path())
+                }),
+                ..process::Isolation::default()
+            };
+            let record = process::run_isolated(
+                &Spawn {
+                    argv,
+                    cwd: ctx.repo_dir,
+                    env: &env,
+                    timeout: ctx.timeout,
+                },
+                &isolation,
+            );
             let declared = Declared {
                 text,
                 argv,
@@ -529,6 +572,7 @@ mod tests {
             repo_dir: dir,
             timeout: Duration::from_secs(5),
             iteration: 1,
+            sandboxed: false,
         }
     }
 
@@ -577,6 +621,44 @@ mod tests {
             &ctx(dir.path()),
         );
         assert_eq!(unknown.findings[0].path, None);
+    }
+
+    #[test]
+    fn a_sandboxed_command_writes_the_repository_but_cannot_read_or_write_outside_it() {
+        if process::landlock_abi().is_none() {
+            eprintln!("no Landlock on this kernel: nothing to check");
+            return;
+        }
+        let repo = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("answer.txt"), "secret").unwrap();
+        let script = format!(
+            "echo built > out.txt; cat {0}/answer.txt && exit 3; echo x > {0}/leak.txt && exit 4; \
+             echo tmp > \"$TMPDIR/t\" || exit 5; exit 0",
+            outside.path().display()
+        );
+        let spec = CommandSpec::Run {
+            argv: vec!["sh".into(), "-c".into(), script.clone()],
+            text: script,
+            line: 1,
+        };
+        let sandboxed = CommandContext {
+            repo_dir: repo.path(),
+            timeout: Duration::from_secs(10),
+            iteration: 1,
+            sandboxed: true,
+        };
+        let out = run_command_dimension(Step::Build, &spec, &sandboxed);
+        assert_eq!(out.status, DimensionStatus::Pass, "{}", out.summary);
+        assert!(repo.path().join("out.txt").is_file());
+        assert!(!outside.path().join("leak.txt").exists());
+        // The same command unsandboxed reads the file (so the check above can fail).
+        let open = CommandContext {
+            sandboxed: false,
+            ..sandboxed
+        };
+        let out = run_command_dimension(Step::Build, &spec, &open);
+        assert_eq!(out.status, DimensionStatus::Fail, "{}", out.summary);
     }
 
     #[test]
@@ -741,6 +823,7 @@ mod tests {
                 repo_dir: dir.path(),
                 timeout: Duration::from_millis(300),
                 iteration: 1,
+                sandboxed: false,
             },
         );
         assert_eq!(out.status, DimensionStatus::Blocked);

@@ -237,6 +237,7 @@ pub fn round(
         repo_dir,
         timeout: config.timeout,
         iteration,
+        sandboxed: options.sandbox_commands,
     };
     for step in Step::DIMENSIONS {
         if !plan.contains(&step) {
