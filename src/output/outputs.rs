@@ -14,6 +14,8 @@ use crate::output::trial_logs::{self, Views};
 
 /// The files `write_all` writes, in a run's folder.
 pub const FILES: [&str; 4] = ["results.json", "summary.md", "junit.xml", "report.html"];
+/// The folders `write_all_with` writes beside them (`run` only: the per-trial logs).
+pub const DIRS: [&str; 1] = [crate::output::trial_logs::TRIALS];
 
 /// Writes every output of a run into `dir`, each atomically; `results.json` first, so that a
 /// failure in a reporter never loses the record.

@@ -119,8 +119,11 @@ fn run_with_retries(
         && !crate::repo::workdir::interrupted()
     {
         attempts.push(crate::score::record::Attempt::of(&record));
-        // (Errors are never cached: this runs the pipeline again.)
-        record = run_or_reuse(fixture, trial, pipeline, cfg);
+        // Run again, never from the cache (an `on_modified` error may come from a cached trial).
+        record = run_trial(fixture, trial, pipeline, cfg);
+        if let Some(cache) = cfg.cache {
+            cache.put(fixture, trial, &record);
+        }
     }
     attempts.push(crate::score::record::Attempt::of(&record));
     record.retried = attempts.len() > 1;
