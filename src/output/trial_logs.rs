@@ -117,14 +117,18 @@ pub fn views(fixtures: &[&Fixture], corpus: &Corpus) -> Views {
 
 /// The case id of a trial: from the run's case map, else computed as the runner does.
 pub fn case_of(results: &RunResults, trial: &TrialRecord) -> String {
+    let computed =
+        crate::repo::workdir::case_id(&results.scenario.name, &trial.fixture, trial.trial);
+    let is_it =
+        |c: &crate::output::results::CaseRef| c.fixture == trial.fixture && c.trial == trial.trial;
+    if results.cases.is_empty() || results.cases.get(&computed).is_some_and(is_it) {
+        return computed;
+    }
     results
         .cases
         .iter()
-        .find(|(_, c)| c.fixture == trial.fixture && c.trial == trial.trial)
-        .map(|(case, _)| case.clone())
-        .unwrap_or_else(|| {
-            crate::repo::workdir::case_id(&results.scenario.name, &trial.fixture, trial.trial)
-        })
+        .find(|(_, c)| is_it(c))
+        .map_or(computed, |(case, _)| case.clone())
 }
 
 /// A locus entry in one line: `path:START-END`, `requirement REQ-001`, ...
