@@ -23,7 +23,10 @@ fn a_run_writes_results_summary_junit_and_html_into_its_folder() {
         assert!(len > 0, "{} missing or empty", path.display());
     }
     let junit = std::fs::read_to_string(finished.dir.join("junit.xml")).unwrap();
-    assert_eq!(junit, junit::render(&finished.results).unwrap());
+    assert_eq!(
+        junit,
+        junit::render_linked(&finished.results, true).unwrap()
+    );
 }
 
 #[test]
@@ -360,4 +363,93 @@ fn explain_shows_the_planted_diff_the_expectation_and_what_the_last_run_reported
     let out = gatebench(&["explain", "no-such-fixture"], root());
     assert_eq!(out.code, exit_code::USAGE);
     assert!(out.stderr.contains("no-such-fixture"), "{}", out.stderr);
+}
+
+/// Every trial leaves `trials/<case>/` in its run folder: each round's report, the planted diff
+/// (computed from the fixture's trees), each scripted fix's diff, `trial.json`; linked from
+/// `junit.xml`, `report.html` and `explain`. A loop fixture that converges in three rounds after
+/// two scripted fixes (fix 1 restores `top.py` and breaks `cli.py`, fix 2 restores `cli.py`).
+#[test]
+fn every_trial_leaves_a_log_folder_linked_from_junit_html_and_explain() {
+    let reports = tempfile::tempdir().unwrap();
+    let fixture = "loop-wordcount-converges-in-three";
+    let finished = bundled("default.yaml", reports.path(), &[fixture]);
+    let results = &finished.results;
+    let junit = std::fs::read_to_string(finished.dir.join("junit.xml")).unwrap();
+    let html = std::fs::read_to_string(finished.dir.join("report.html")).unwrap();
+    let case_of = |id: &str| {
+        results
+            .cases
+            .iter()
+            .find(|(_, c)| c.fixture == id)
+            .map(|(case, _)| case.clone())
+            .unwrap()
+    };
+    assert_eq!(results.trials.len(), 2, "the fixture and its golden");
+    for t in &results.trials {
+        let case = case_of(&t.fixture);
+        let folder = finished.dir.join("trials").join(&case);
+        let facts: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(folder.join("trial.json")).unwrap())
+                .unwrap();
+        assert_eq!(facts["fixture"], t.fixture.as_str());
+        assert_eq!(facts["case"], case.as_str());
+        assert_eq!(facts["outcome"], t.outcome.as_str());
+        for name in facts["files"].as_array().unwrap() {
+            assert!(folder.join(name.as_str().unwrap()).is_file(), "{name}");
+        }
+        assert_eq!(facts["rounds"].as_array().unwrap().len(), t.rounds.len());
+        for r in &t.rounds {
+            let file = folder.join(format!("round-{}.report.json", r.round));
+            let report: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+            assert_eq!(Some(&report), r.report.as_ref());
+        }
+        assert!(
+            junit.contains(&format!("trial log: trials/{case}/")),
+            "{junit}"
+        );
+        assert!(html.contains(&format!(r#"href="trials/{case}/""#)));
+    }
+    let golden = finished.dir.join("trials").join(case_of("loop-wordcount"));
+    assert!(
+        !golden.join("planted.diff").exists(),
+        "a golden plants nothing"
+    );
+    let log = finished.dir.join("trials").join(case_of(fixture));
+    let read = |name: &str| std::fs::read_to_string(log.join(name)).unwrap_or_default();
+    let planted = read("planted.diff");
+    assert!(
+        planted.contains("--- a/wordcount/top.py\n+++ b/wordcount/top.py\n"),
+        "{planted}"
+    );
+    assert!(!planted.contains("cli.py"), "{planted}");
+    let fix1 = read("round-1.fix.diff");
+    assert!(fix1.contains("+++ b/wordcount/top.py") && fix1.contains("+++ b/wordcount/cli.py"));
+    let fix2 = read("round-2.fix.diff");
+    assert!(
+        fix2.contains("+++ b/wordcount/cli.py") && !fix2.contains("top.py"),
+        "{fix2}"
+    );
+    assert!(
+        !log.join("round-3.fix.diff").exists(),
+        "round 3 passed: no fix after it"
+    );
+
+    let out = gatebench(
+        &[
+            "explain",
+            fixture,
+            "--reports-dir",
+            reports.path().to_str().unwrap(),
+        ],
+        root(),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains(&format!("trial log: {}/", log.display())),
+        "{}",
+        out.stdout
+    );
 }

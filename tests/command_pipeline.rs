@@ -681,3 +681,86 @@ fn the_example_verifiers_score_as_documented() {
     // The agent scenario is not run here (it needs an agent), but it must be a valid scenario.
     Scenario::load(&root().join("examples/agent-verify-skill.yaml")).unwrap();
 }
+
+/// `retries: N` re-runs a trial that ended in `error` or `timeout`, and records every attempt;
+/// a verdict, even a false pass, is never retried into another.
+#[test]
+fn retries_rerun_errors_only_and_record_every_attempt_and_never_retry_a_false_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = format!(
+        "  command: [sh, {}]\n  timeout_secs: 20\n  env: {{SEEN_DIR: '{}'}}\n",
+        pipelines().join("error-once.sh").display(),
+        dir.path().display()
+    );
+    let s = scenario(dir.path(), &pipeline, "retries: 2", None);
+    let results = execute(&options(s, &dir.path().join("reports"), &[OMISSION], true));
+    // Each case errored once, then said PASS: the golden passes, the omission is a false pass
+    // that no further retry touched (two attempts, not three).
+    for (fixture, outcome) in [(GOLDEN, Outcome::Passed), (OMISSION, Outcome::FalsePass)] {
+        let t = trial(&results, fixture);
+        assert_eq!(t.outcome, outcome, "{fixture}");
+        assert!(t.retried, "{fixture}");
+        let outcomes: Vec<Outcome> = t.attempts.iter().map(|a| a.outcome).collect();
+        assert_eq!(outcomes, vec![Outcome::Error, outcome], "{fixture}");
+        assert!(
+            t.attempts[0].reason.contains("exited with 1"),
+            "{}",
+            t.attempts[0].reason
+        );
+    }
+    let summary = summary::terminal(&results);
+    assert!(
+        summary.contains(
+            "retries: 2 trial(s) needed a retry (2 re-run(s) after an error or timeout); 0 still \
+             ended in error or timeout"
+        ),
+        "{summary}"
+    );
+
+    // A false pass from the first attempt is final: one attempt, not retried.
+    let results = run_script("always-pass.sh", "", "retries: 2");
+    let t = trial(&results, OMISSION);
+    assert_eq!(t.outcome, Outcome::FalsePass);
+    assert!(!t.retried);
+    assert_eq!(t.attempts.len(), 1);
+
+    // An error every time (`--retries` overrides the scenario's 0): 1 + 2 attempts, all
+    // recorded, still an error.
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = format!(
+        "  command: [sh, {}]\n  timeout_secs: 20\n",
+        pipelines().join("exit-1.sh").display()
+    );
+    let s = scenario(dir.path(), &pipeline, "", None);
+    let reports = dir.path().join("reports");
+    let mut o = options(s, &reports, &[OMISSION], true);
+    o.retries = 2;
+    let results = execute(&o);
+    let t = trial(&results, OMISSION);
+    assert_eq!(t.outcome, Outcome::Error);
+    assert!(t.retried);
+    assert_eq!(t.attempts.len(), 3);
+    assert!(t.attempts.iter().all(|a| a.outcome == Outcome::Error));
+    assert!(summary::terminal(&results).contains("2 still ended in error or timeout"));
+    // Its trial log: the verifier's output per round, and the attempts in trial.json.
+    let case = results
+        .cases
+        .iter()
+        .find(|(_, c)| c.fixture == OMISSION)
+        .map(|(case, _)| case.clone())
+        .unwrap();
+    let log = reports.join(&results.run_id).join("trials").join(&case);
+    let stderr = std::fs::read_to_string(log.join("round-1.stderr")).unwrap();
+    assert_eq!(stderr.trim(), "verifier crashed");
+    assert!(log.join("round-1.stdout").is_file());
+    assert!(
+        !log.join("round-1.report.json").exists(),
+        "no report was written"
+    );
+    let facts: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(log.join("trial.json")).unwrap()).unwrap();
+    assert_eq!(facts["attempts"].as_array().unwrap().len(), 3);
+    assert_eq!(facts["retried"], true);
+    assert_eq!(facts["rounds"][0]["process"]["status"], "exited with 1");
+    assert!(facts["isolation"]["sandbox"].is_string(), "{facts}");
+}

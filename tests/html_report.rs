@@ -141,3 +141,90 @@ fn the_html_report_renders_its_charts_table_and_filter_in_a_headless_browser() {
         .count();
     assert_eq!(hidden, rows - 1);
 }
+
+/// The trial view: from the fixture table (`#trial=<case>`), a failing trial's planted diff with
+/// the locus highlighted beside the findings the pipeline reported, the one at the locus marked.
+/// The verifier false-passes the omission while naming task T2, a locus entry of the fixture.
+#[test]
+fn a_failing_trial_opens_with_its_planted_diff_its_findings_and_the_locus_highlighted() {
+    let Some(browser) = chromium() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("chromium is not installed, and CI is set: .ci/run must install it");
+        }
+        eprintln!(
+            "\n\n*** SKIPPED: the trial view was NOT checked in a browser: no chromium ***\n"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let pipelines = root().join("tests/pipelines");
+    let file = scenario(
+        dir.path(),
+        "names-t2",
+        &format!(
+            "pipeline:\n  kind: command\n  command: '. \"$GB_PIPELINES/report.sh\"; SEVERITY=3 \
+             write_report pass \"task T2 has no state file\"'\n  env: {{GB_PIPELINES: '{p}'}}\n  \
+             sandbox: {{read: ['{p}']}}\n",
+            p = pipelines.display()
+        ),
+    );
+    let finished = execute(&options(&file, &dir.path().join("reports"), &SMALL[..1]));
+    let omission = SMALL[0];
+    let t = finished
+        .results
+        .trials
+        .iter()
+        .find(|t| t.fixture == omission)
+        .unwrap();
+    assert_eq!(t.outcome.as_str(), "false-pass");
+    let case = finished
+        .results
+        .cases
+        .iter()
+        .find(|(_, c)| c.fixture == omission)
+        .map(|(case, _)| case.clone())
+        .unwrap();
+    let page = finished.dir.join("report.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    // One click from the fixture table opens it; the log folder is linked beside it.
+    assert!(
+        html.contains(&format!(r##"href="#trial={case}""##)),
+        "no link"
+    );
+    assert!(html.contains(&format!(r#"href="trials/{case}/""#)));
+
+    let dom = dump_dom(&browser, &format!("file://{}#trial={case}", page.display()));
+    assert_eq!(root_attribute(&dom, "data-trial"), Some(case.as_str()));
+    let view = &dom[dom.find(r#"<section id="trial-view""#).expect("the view")..];
+    let view = &view[..view.find("</section>").unwrap()];
+    assert!(
+        !view[..view.find('>').unwrap()].contains("hidden"),
+        "view hidden"
+    );
+    // The planted diff: the fixture deletes T2's state file from its golden.
+    assert!(
+        view.contains("--- a/specs/subscription-cancel/task-states/T2.state.json"),
+        "{view}"
+    );
+    // The locus (T2's state file and task file, task T2) highlighted in the diff.
+    let highlighted = root_attribute(&dom, "data-locus-lines")
+        .unwrap()
+        .parse::<u32>()
+        .unwrap();
+    assert!(highlighted > 0, "no locus line highlighted");
+    assert_eq!(
+        view.matches(r#"class="dl file locus""#).count()
+            + view.matches(r#"class="dl del locus""#).count()
+            + view.matches(r#"class="dl add locus""#).count()
+            + view.matches(r#"class="dl locus""#).count(),
+        highlighted as usize
+    );
+    assert!(view.contains("locus: specs/subscription-cancel/task-states/T2.state.json"));
+    // The findings: round 1's, the one naming T2 marked as pointing at the locus.
+    assert!(view.contains("round 1: pass"), "{view}");
+    assert!(
+        view.contains(r#"<li class="finding at-locus">[3] task T2 has no state file"#),
+        "{view}"
+    );
+    assert_eq!(root_attribute(&dom, "data-findings-at-locus"), Some("1"));
+}

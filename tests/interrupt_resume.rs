@@ -98,7 +98,10 @@ fn run_folders(reports: &Path) -> Vec<PathBuf> {
         let extra: Vec<String> = std::fs::read_dir(&path)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| !gatebench::output::outputs::FILES.contains(&n.as_str()))
+            .filter(|n| {
+                !gatebench::output::outputs::FILES.contains(&n.as_str())
+                    && !gatebench::output::outputs::DIRS.contains(&n.as_str())
+            })
             .collect();
         assert!(extra.is_empty(), "run folder {name} holds {extra:?}");
         runs.push(path);

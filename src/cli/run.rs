@@ -54,6 +54,10 @@ pub struct RunArgs {
     /// only) holds it; finished trials are still written to it.
     #[arg(long)]
     pub no_cache: bool,
+    /// Re-run a trial whose outcome was `error` or `timeout` up to N more times (default: the
+    /// scenario's `retries`, else 0); every attempt is recorded. Verdicts are never retried.
+    #[arg(long, value_name = "N")]
+    pub retries: Option<u32>,
 }
 
 pub fn run(args: RunArgs) -> CmdResult {
@@ -75,6 +79,7 @@ fn cmd_run(args: RunArgs) -> CmdResult {
             keep: args.keep,
             no_cache: args.no_cache,
             shard: args.shard,
+            retries: args.retries,
         },
     );
     let _ = ctrlc::set_handler(|| {

@@ -46,6 +46,14 @@ pub struct ScenarioFile {
     /// change is only reported).
     #[serde(default)]
     pub on_modified: OnModified,
+    /// Re-runs of a trial whose outcome was `error` or `timeout` (an infrastructure failure),
+    /// up to this many more times (default 0). A verdict is never retried: a false pass stays one.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retries: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// What a pipeline that modified the repository it verified comes to.

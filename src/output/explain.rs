@@ -4,8 +4,6 @@
 
 use std::fmt::Write;
 
-use similar::TextDiff;
-
 use crate::corpus::fixture::ExpectedRounds;
 use crate::corpus::{Corpus, Files, Fixture};
 use crate::error::{Error, Result};
@@ -13,53 +11,7 @@ use crate::output::reported;
 use crate::output::results::RunResults;
 use crate::score::outcome;
 
-/// Lines of context around each change in the diffs.
-const CONTEXT: usize = 2;
-
-fn text_of(bytes: &[u8]) -> Option<&str> {
-    std::str::from_utf8(bytes).ok()
-}
-
-/// A unified diff of every file that differs between two trees, `--- a/PATH` / `+++ b/PATH`.
-pub fn diff_trees(from: &Files, to: &Files) -> String {
-    let mut out = String::new();
-    let paths: std::collections::BTreeSet<&String> = from.keys().chain(to.keys()).collect();
-    for path in paths {
-        let (a, b) = (from.get(path), to.get(path));
-        if a == b {
-            continue;
-        }
-        let _ = writeln!(
-            out,
-            "--- {}\n+++ {}",
-            a.map_or("/dev/null".to_owned(), |_| format!("a/{path}")),
-            b.map_or("/dev/null".to_owned(), |_| format!("b/{path}"))
-        );
-        let (ta, tb) = (
-            a.map_or(Some(""), |x| text_of(x)),
-            b.map_or(Some(""), |x| text_of(x)),
-        );
-        match (ta, tb) {
-            (Some(ta), Some(tb)) => {
-                let diff = TextDiff::from_lines(ta, tb);
-                let body = diff.unified_diff().context_radius(CONTEXT).to_string();
-                out.push_str(&body);
-                if !body.ends_with('\n') && !body.is_empty() {
-                    out.push('\n');
-                }
-            }
-            _ => {
-                let _ = writeln!(
-                    out,
-                    "binary file: {} -> {} bytes",
-                    a.map_or(0, Vec::len),
-                    b.map_or(0, Vec::len)
-                );
-            }
-        }
-    }
-    out
-}
+pub use crate::output::trial_logs::diff_trees;
 
 fn layers(f: &Fixture) -> Vec<(&'static str, Option<&Files>)> {
     vec![
@@ -193,6 +145,13 @@ pub fn explain(corpus: &Corpus, id: &str, last: Option<(&str, &RunResults)>) -> 
         "  run {} ({label}), pipeline {}",
         results.run_id, results.pipeline
     );
+    // The run's folder: `label` names it or its results file.
+    let run_dir = std::path::Path::new(label);
+    let run_dir = if run_dir.is_dir() {
+        Some(run_dir)
+    } else {
+        run_dir.parent()
+    };
     let trials: Vec<_> = results.trials.iter().filter(|t| t.fixture == id).collect();
     if trials.is_empty() {
         let _ = writeln!(out, "  this fixture was not in that run");
@@ -205,6 +164,16 @@ pub fn explain(corpus: &Corpus, id: &str, last: Option<(&str, &RunResults)>) -> 
             t.outcome.as_str(),
             t.reason
         );
+        let log = run_dir.map(|d| {
+            d.join(crate::output::trial_logs::TRIALS)
+                .join(crate::output::trial_logs::case_of(results, t))
+        });
+        if let Some(log) = log.filter(|l| l.is_dir()) {
+            let _ = writeln!(out, "    trial log: {}/", log.display());
+        }
+        if t.retried {
+            let _ = writeln!(out, "    attempts: {} (retried)", t.attempts.len());
+        }
         if let Some(r) = reported::round_one(t) {
             match r.verdict {
                 Some(v) => {

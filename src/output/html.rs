@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::output::reported::{self, RoundOne};
 use crate::output::results::{FixtureInfo, RunResults};
 use crate::output::summary;
+use crate::output::trial_logs::{self, Views};
 use crate::score::metrics::{Metrics, ThresholdResult};
 use crate::score::outcome::{ConvergenceStatus, Outcome};
 use crate::score::rate::Rate;
@@ -48,6 +49,38 @@ struct Context<'a> {
     /// The verifier-neutral tables (header row first), per category and per kind.
     ground_truth: Vec<Vec<Vec<String>>>,
     noise: String,
+    /// The trial logs were written beside the report (`trials/<case>/`): rows link to them.
+    linked: bool,
+    /// The trial view's data: every trial's rounds and findings, every fixture's planted diff.
+    trial_views: TrialViews,
+}
+
+/// What the trial view (`#trial=<case>`) shows, embedded as JSON.
+#[derive(Serialize)]
+struct TrialViews {
+    cases: BTreeMap<String, TrialView>,
+    fixtures: BTreeMap<String, PlantedView>,
+}
+
+#[derive(Serialize)]
+struct TrialView {
+    fixture: String,
+    trial: u32,
+    outcome: &'static str,
+    reason: String,
+    /// The trial log folder, relative to the report, when written.
+    log: Option<String>,
+    attempts: usize,
+    rounds: Vec<trial_logs::RoundView>,
+}
+
+#[derive(Serialize)]
+struct PlantedView {
+    description: String,
+    golden: Option<String>,
+    diff: Option<String>,
+    locus: Vec<crate::corpus::fixture::LocusEntry>,
+    locus_text: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -71,6 +104,9 @@ struct Row {
     duration_ms: u64,
     /// The anchor of its failing-trial details, when it failed.
     detail: Option<String>,
+    /// Its case id: the trial view is `#trial=<case>`, its log folder `trials/<case>/`.
+    case: String,
+    retried: bool,
 }
 
 #[derive(Serialize)]
@@ -253,6 +289,49 @@ fn chart_data(results: &RunResults) -> ChartData {
 
 /// Renders the run as one self-contained HTML file.
 pub fn render(results: &RunResults) -> Result<String> {
+    render_with(results, &Views::new(), false)
+}
+
+fn trial_views(results: &RunResults, views: &Views, linked: bool) -> TrialViews {
+    let cases = results
+        .trials
+        .iter()
+        .map(|t| {
+            let case = trial_logs::case_of(results, t);
+            let view = TrialView {
+                fixture: t.fixture.clone(),
+                trial: t.trial,
+                outcome: t.outcome.as_str(),
+                reason: t.reason.clone(),
+                log: linked.then(|| format!("{}/{case}/", trial_logs::TRIALS)),
+                attempts: t.attempts.len(),
+                rounds: trial_logs::rounds_view(t, views.get(&t.fixture)),
+            };
+            (case, view)
+        })
+        .collect();
+    let fixtures = results
+        .fixtures
+        .iter()
+        .map(|f| {
+            let view = views.get(&f.id);
+            let locus = view.map(|v| v.locus.clone()).unwrap_or_default();
+            let planted = PlantedView {
+                description: f.description.clone(),
+                golden: f.golden.clone(),
+                diff: view.and_then(|v| v.planted_diff.clone()),
+                locus_text: locus.iter().map(trial_logs::locus_text).collect(),
+                locus,
+            };
+            (f.id.clone(), planted)
+        })
+        .collect();
+    TrialViews { cases, fixtures }
+}
+
+/// Renders the run as one self-contained HTML file, with what each fixture planted (`views`,
+/// for the trial view's diff and locus) and, when `linked`, links to the trial log folders.
+pub fn render_with(results: &RunResults, views: &Views, linked: bool) -> Result<String> {
     let fixtures: BTreeMap<&str, &FixtureInfo> = results
         .fixtures
         .iter()
@@ -273,6 +352,8 @@ pub fn render(results: &RunResults) -> Result<String> {
             rounds: rounds_text(t),
             duration_ms: t.duration_ms,
             detail: (!t.outcome.is_good()).then(|| anchor(t)),
+            case: trial_logs::case_of(results, t),
+            retried: t.retried,
         })
         .collect();
     let failing: Vec<Failing> = results
@@ -366,6 +447,8 @@ pub fn render(results: &RunResults) -> Result<String> {
             Vec::new()
         },
         noise: summary::noise_line(m),
+        linked,
+        trial_views: trial_views(results, views, linked),
     };
     let mut context = Value::from(Serde(&context));
     // The library is inlined as is: a safe string is not HTML-escaped.

@@ -10,6 +10,7 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use crate::error::{Error, Result};
 use crate::output::reported;
 use crate::output::results::{FixtureInfo, RunResults};
+use crate::output::trial_logs;
 use crate::score::outcome::Outcome;
 use crate::score::record::TrialRecord;
 
@@ -51,7 +52,7 @@ fn description(trial: &TrialRecord, fixture: Option<&FixtureInfo>) -> String {
     lines.join("\n")
 }
 
-fn case(trial: &TrialRecord, fixture: Option<&FixtureInfo>) -> TestCase {
+fn case(trial: &TrialRecord, fixture: Option<&FixtureInfo>, log: Option<String>) -> TestCase {
     let status = match trial.outcome {
         Outcome::Detected | Outcome::Passed => TestCaseStatus::success(),
         other => {
@@ -70,14 +71,24 @@ fn case(trial: &TrialRecord, fixture: Option<&FixtureInfo>) -> TestCase {
     let mut case = TestCase::new(format!("{} [{}]", trial.fixture, trial.trial), status);
     case.set_classname(trial.category.clone())
         .set_time(ms(trial.duration_ms));
-    if let Some(f) = fixture {
-        case.set_system_out(f.description.clone());
+    let mut out: Vec<String> = fixture.map(|f| f.description.clone()).into_iter().collect();
+    if let Some(dir) = log {
+        out.push(format!("trial log: {dir}/ (relative to the run folder)"));
+    }
+    if !out.is_empty() {
+        case.set_system_out(out.join("\n"));
     }
     case
 }
 
 /// Renders the run as JUnit XML.
 pub fn render(results: &RunResults) -> Result<String> {
+    render_linked(results, false)
+}
+
+/// Renders the run as JUnit XML; with `linked`, each case's `system-out` names its trial log
+/// folder (`trials/<case>`, `trial_logs.rs`).
+pub fn render_linked(results: &RunResults, linked: bool) -> Result<String> {
     let fixtures: BTreeMap<&str, &FixtureInfo> = results
         .fixtures
         .iter()
@@ -92,11 +103,11 @@ pub fn render(results: &RunResults) -> Result<String> {
     for (category, trials) in by_category {
         let mut suite = TestSuite::new(category);
         suite.set_time(ms(trials.iter().map(|t| t.duration_ms).sum()));
-        suite.add_test_cases(
-            trials
-                .iter()
-                .map(|t| case(t, fixtures.get(t.fixture.as_str()).copied())),
-        );
+        suite.add_test_cases(trials.iter().map(|t| {
+            let log = linked
+                .then(|| format!("{}/{}", trial_logs::TRIALS, trial_logs::case_of(results, t)));
+            case(t, fixtures.get(t.fixture.as_str()).copied(), log)
+        }));
         report.add_test_suite(suite);
     }
     let mut thresholds = TestSuite::new("thresholds");

@@ -11,3 +11,4 @@ pub mod reported;
 pub mod results;
 pub mod runs;
 pub mod summary;
+pub mod trial_logs;

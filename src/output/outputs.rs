@@ -10,20 +10,40 @@ use crate::output::html;
 use crate::output::junit;
 use crate::output::results::RunResults;
 use crate::output::summary;
+use crate::output::trial_logs::{self, Views};
 
 /// The files `write_all` writes, in a run's folder.
 pub const FILES: [&str; 4] = ["results.json", "summary.md", "junit.xml", "report.html"];
+/// The folders `write_all_with` writes beside them (`run` only: the per-trial logs).
+pub const DIRS: [&str; 1] = [crate::output::trial_logs::TRIALS];
 
 /// Writes every output of a run into `dir`, each atomically; `results.json` first, so that a
 /// failure in a reporter never loses the record.
 pub fn write_all(dir: &Path, results: &RunResults) -> Result<()> {
+    write_all_with(dir, results, None)
+}
+
+/// `write_all`, and with `views` (what each fixture planted) the per-trial logs too
+/// (`trials/<case>/`, `trial_logs.rs`), which `junit.xml` and `report.html` then link to.
+pub fn write_all_with(dir: &Path, results: &RunResults, views: Option<&Views>) -> Result<()> {
     atomic::write_json_atomic(&dir.join("results.json"), results)?;
+    if let Some(views) = views {
+        trial_logs::write(dir, results, views)?;
+    }
+    let linked = views.is_some();
     atomic::write_atomic(
         &dir.join("summary.md"),
         summary::markdown(results).as_bytes(),
     )?;
-    atomic::write_atomic(&dir.join("junit.xml"), junit::render(results)?.as_bytes())?;
-    atomic::write_atomic(&dir.join("report.html"), html::render(results)?.as_bytes())?;
+    atomic::write_atomic(
+        &dir.join("junit.xml"),
+        junit::render_linked(results, linked)?.as_bytes(),
+    )?;
+    let none = Views::new();
+    atomic::write_atomic(
+        &dir.join("report.html"),
+        html::render_with(results, views.unwrap_or(&none), linked)?.as_bytes(),
+    )?;
     Ok(())
 }
 

@@ -278,6 +278,25 @@ fn modified_lines(results: &RunResults) -> Vec<String> {
         .collect()
 }
 
+/// With `retries` on: how many trials needed a retry, the attempts re-run, and how many still
+/// ended in `error` or `timeout`.
+pub fn retry_line(results: &RunResults) -> Option<String> {
+    if results.trials.iter().all(|t| t.attempts.is_empty()) {
+        return None;
+    }
+    let retried: Vec<_> = results.trials.iter().filter(|t| t.retried).collect();
+    let reruns: usize = retried.iter().map(|t| t.attempts.len() - 1).sum();
+    let still = retried
+        .iter()
+        .filter(|t| matches!(t.outcome, Outcome::Error | Outcome::Timeout))
+        .count();
+    Some(format!(
+        "retries: {} trial(s) needed a retry ({reruns} re-run(s) after an error or timeout); {still} \
+         still ended in error or timeout",
+        retried.len()
+    ))
+}
+
 /// Repetition metrics, cost beside wall time, and the cache, each when it applies.
 fn run_lines(results: &RunResults) -> Vec<String> {
     let m = &results.metrics.overall;
@@ -312,6 +331,7 @@ fn run_lines(results: &RunResults) -> Vec<String> {
         ));
         lines.extend(i.warnings());
     }
+    lines.extend(retry_line(results));
     if let Some(c) = &results.cache {
         lines.push(if c.disabled {
             format!("cache: not read (--no-cache); {} trial(s) run", c.misses)

@@ -55,7 +55,7 @@ pub fn execute(
         &options.filters,
     )
     .map_err(|e| vec![e])?;
-    run_selected(options, &selected, progress).map_err(|e| vec![e])
+    run_selected(options, &corpus, &selected, progress).map_err(|e| vec![e])
 }
 
 /// What a scenario asks of a corpus, checked the same way by `run` and `check`: every category
@@ -97,9 +97,10 @@ pub fn check_selection<'c>(
     Ok(selected)
 }
 
-/// Runs already-selected fixtures.
+/// Runs already-selected fixtures of `corpus` (which holds their goldens, for the trial logs).
 pub fn run_selected(
     options: &RunOptions,
+    corpus: &corpus::Corpus,
     selected: &[&corpus::Fixture],
     progress: &Progress<'_>,
 ) -> Result<Finished> {
@@ -141,6 +142,7 @@ pub fn run_selected(
             scoring: &scoring,
             scenario: options.scenario.spec.name.clone(),
             on_modified: options.scenario.spec.on_modified,
+            retries: options.retries,
         };
         let trials = runner::run(selected, pipeline.as_ref(), &cfg, &|record| {
             let n = done.fetch_add(1, Ordering::SeqCst) + 1;
@@ -217,7 +219,8 @@ pub fn run_selected(
             cases: results::cases_of(&options.scenario.spec.name, &trials_index),
         };
         let dir = options.reports_dir.join(&run_id);
-        outputs::write_all(staging.path(), &results)?;
+        let views = crate::output::trial_logs::views(selected, corpus);
+        outputs::write_all_with(staging.path(), &results, Some(&views))?;
         staging.publish(&dir)?;
         drop(outputs_lock);
         Ok(Finished { results, dir })

@@ -21,6 +21,8 @@ pub struct Overrides {
     pub no_cache: bool,
     /// Run only this shard of the selection (`--shard i/n`).
     pub shard: Option<Shard>,
+    /// `--retries N`: re-runs of a trial that ended in `error` or `timeout`.
+    pub retries: Option<u32>,
 }
 
 /// Everything a run needs, resolved.
@@ -42,6 +44,8 @@ pub struct RunOptions {
     pub no_cache: bool,
     /// Run only this shard of the selection (`shard.rs`).
     pub shard: Option<Shard>,
+    /// Re-runs of a trial that ended in `error` or `timeout` (infrastructure), never of a verdict.
+    pub retries: u32,
 }
 
 impl RunOptions {
@@ -64,6 +68,7 @@ impl RunOptions {
             no_cache: o.no_cache,
             reports_dir: o.reports_dir.unwrap_or_else(|| PathBuf::from("reports")),
             shard: o.shard,
+            retries: o.retries.unwrap_or(scenario.spec.retries),
             scenario,
         }
     }

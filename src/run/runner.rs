@@ -39,6 +39,8 @@ pub struct RunConfig<'a> {
     pub scenario: String,
     /// What a trial whose pipeline changed the repository comes to.
     pub on_modified: OnModified,
+    /// Re-runs of a trial that ended in `error` or `timeout` (`retries`); verdicts never retried.
+    pub retries: u32,
 }
 
 /// `on_modified: error` (the default): a trial whose pipeline changed the repository it verified
@@ -76,7 +78,7 @@ pub fn run(
     let go = || {
         work.par_iter()
             .map(|(fixture, trial)| {
-                let record = run_or_reuse(fixture, *trial, pipeline, cfg);
+                let record = run_with_retries(fixture, *trial, pipeline, cfg);
                 on_done(&record);
                 record
             })
@@ -96,6 +98,37 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// A trial, re-run up to `cfg.retries` more times while it ends in `error` or `timeout` (an
+/// infrastructure failure: a verdict, even a false pass, is never retried into another). With
+/// retries on, every attempt is recorded on the final record.
+fn run_with_retries(
+    fixture: &Fixture,
+    trial: u32,
+    pipeline: &dyn Pipeline,
+    cfg: &RunConfig<'_>,
+) -> TrialRecord {
+    let mut record = run_or_reuse(fixture, trial, pipeline, cfg);
+    if cfg.retries == 0 {
+        return record;
+    }
+    let mut attempts = Vec::new();
+    while matches!(record.outcome, Outcome::Error | Outcome::Timeout)
+        && attempts.len() < cfg.retries as usize
+        && !crate::repo::workdir::interrupted()
+    {
+        attempts.push(crate::score::record::Attempt::of(&record));
+        // Run again, never from the cache (an `on_modified` error may come from a cached trial).
+        record = run_trial(fixture, trial, pipeline, cfg);
+        if let Some(cache) = cfg.cache {
+            cache.put(fixture, trial, &record);
+        }
+    }
+    attempts.push(crate::score::record::Attempt::of(&record));
+    record.retried = attempts.len() > 1;
+    record.attempts = attempts;
+    record
 }
 
 /// Runs one trial of one fixture, or takes it from the result cache when the cache holds it.

@@ -63,6 +63,31 @@ pub struct TrialRecord {
     /// Taken from the result cache: the pipeline did not run in this run.
     #[serde(default)]
     pub cached: bool,
+    /// With `retries` set: every attempt at this trial, first to last (the record is the last
+    /// one's). Only an `error` or `timeout` is retried.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attempts: Vec<Attempt>,
+    /// The trial needed a retry: an earlier attempt ended in `error` or `timeout`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub retried: bool,
+}
+
+/// One attempt at a trial (`retries`): how it ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Attempt {
+    pub outcome: Outcome,
+    pub reason: String,
+    pub duration_ms: u64,
+}
+
+impl Attempt {
+    pub fn of(record: &TrialRecord) -> Self {
+        Attempt {
+            outcome: record.outcome,
+            reason: record.reason.clone(),
+            duration_ms: record.duration_ms,
+        }
+    }
 }
 
 impl TrialRecord {
@@ -98,6 +123,8 @@ impl TrialRecord {
             modified_paths: Vec::new(),
             cost: CostTotal::default(),
             cached: false,
+            attempts: Vec::new(),
+            retried: false,
         }
     }
 }
