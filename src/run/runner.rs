@@ -122,13 +122,29 @@ fn run_with_retries(
         // Run again, never from the cache (an `on_modified` error may come from a cached trial).
         record = run_trial(fixture, trial, pipeline, cfg);
         if let Some(cache) = cfg.cache {
-            cache.put(fixture, trial, &record);
+            remember(cache, fixture, trial, cfg, &mut record);
         }
     }
     attempts.push(crate::score::record::Attempt::of(&record));
     record.retried = attempts.len() > 1;
     record.attempts = attempts;
     record
+}
+
+/// Writes a finished trial to the cache. A cache that cannot be written is an error of the
+/// trial, never silent: the run could not be resumed from it.
+fn remember(
+    cache: &Cache,
+    fixture: &Fixture,
+    trial: u32,
+    cfg: &RunConfig<'_>,
+    record: &mut TrialRecord,
+) {
+    if let Err(e) = cache.put(fixture, trial, record) {
+        record.harness_error = Some(format!("the result cache could not be written: {e}"));
+        trial_score::score(fixture, cfg.scoring, record);
+        apply_on_modified(record, cfg.on_modified);
+    }
 }
 
 /// Runs one trial of one fixture, or takes it from the result cache when the cache holds it.
@@ -154,12 +170,8 @@ fn run_or_reuse(
         return record;
     }
     let mut record = run_trial(fixture, trial, pipeline, cfg);
-    // Written as soon as the trial ends, so that an interrupted run resumes from here. A cache
-    // that cannot be written is an error of the trial, never silent.
-    if let Err(e) = cache.put(fixture, trial, &record) {
-        record.harness_error = Some(format!("the result cache could not be written: {e}"));
-        trial_score::score(fixture, cfg.scoring, &mut record);
-    }
+    // Written as soon as the trial ends, so that an interrupted run resumes from here.
+    remember(cache, fixture, trial, cfg, &mut record);
     record
 }
 
