@@ -10,6 +10,7 @@ mod gate;
 mod list;
 mod materialize;
 mod merge;
+mod mutate;
 mod replay;
 pub(crate) mod run;
 mod schema;

@@ -38,6 +38,17 @@ pub fn execute(
     progress: &Progress<'_>,
 ) -> std::result::Result<Finished, Vec<Error>> {
     let corpus = corpus::load(&options.fixtures_dir)?;
+    let corpus = match &options.scenario.spec.mutants {
+        Some(selection) => {
+            let (corpus, unviable) =
+                crate::mutate::generate::compose(corpus, selection).map_err(|e| vec![e])?;
+            eprintln!(
+                "mutants: {unviable} unviable (not run; `gatebench mutate --list` lists them)"
+            );
+            corpus
+        }
+        None => corpus,
+    };
     check_category_bars(options, &corpus).map_err(|e| vec![e])?;
     let selected = scenario::select(&corpus, &options.scenario.spec.fixtures, &options.filters)
         .map_err(|e| vec![e])?;
