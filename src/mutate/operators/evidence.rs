@@ -182,15 +182,29 @@ fn delete_log(l: &Ledger) -> Vec<Site> {
         .into_iter()
         .filter_map(|(path, log, _)| {
             let log = log?;
-            l.files.contains_key(&log).then(|| {
-                Site::ok(
-                    site_id(&[name(&log)]),
-                    Planted::head(format!("the log {log} of {path} was deleted"))
-                        .delete(&log)
-                        .at_path(&log)
-                        .at_path(&path),
-                )
-            })
+            l.files.contains_key(&log).then_some(())?;
+            let site = site_id(&[name(&log)]);
+            // The receipt keeps the sha256 it recorded; a placeholder naming a deleted file would
+            // not materialize.
+            let text = l.text(&path)?;
+            let placeholder = format!("{{{{gatebench:sha256:{log}}}}}");
+            let receipt = match l.resolved_sha256(&log) {
+                Some(sha) => text.replace(&placeholder, &sha),
+                None => {
+                    return Some(Site::unviable(
+                        site,
+                        "the log cannot be hashed before materializing",
+                    ))
+                }
+            };
+            Some(Site::ok(
+                site,
+                Planted::head(format!("the log {log} of {path} was deleted"))
+                    .write(&path, receipt)
+                    .delete(&log)
+                    .at_path(&log)
+                    .at_path(&path),
+            ))
         })
         .collect()
 }
