@@ -200,7 +200,13 @@ impl Golden {
                 ),
             );
         }
-        put(feature("evidence/unit.log"), "2 passed in 0.01s\n".into());
+        put(
+            feature("evidence/unit.log"),
+            "tests/test_cancel.py::test_owner_can_cancel PASSED\n\
+             tests/test_cancel.py::test_non_owner_is_refused PASSED\n\
+             2 passed in 0.01s\n"
+                .into(),
+        );
         put(
             feature("receipts/tests/unit.json"),
             pretty(
