@@ -163,8 +163,18 @@ fn lint(l: &Ledger) -> Vec<Site> {
         .collect()
 }
 
-/// (site, planted) of every test point of the testCommand's script.
-fn points(l: &Ledger) -> Vec<(String, Result<(String, Vec<u8>, u64, String, u64), String>)> {
+/// A test point broken: the file and its new content, the deleted line (1-based), the script and
+/// the test point's line in it.
+struct Broken {
+    file: String,
+    content: Vec<u8>,
+    line: u64,
+    script: String,
+    point: u64,
+}
+
+/// (site, broken point or why not) of every test point of the testCommand's script.
+fn points(l: &Ledger) -> Vec<(String, Result<Broken, String>)> {
     let Some((_, cmd)) = command(l, "testCommand") else {
         return Vec::new();
     };
@@ -218,13 +228,13 @@ fn points(l: &Ledger) -> Vec<(String, Result<(String, Vec<u8>, u64, String, u64)
             .collect();
         out.push((
             site,
-            Ok((
+            Ok(Broken {
                 file,
-                jsontext::join(&kept).into_bytes(),
-                at as u64 + 1,
-                script.to_owned(),
-                start as u64 + 1,
-            )),
+                content: jsontext::join(&kept).into_bytes(),
+                line: at as u64 + 1,
+                script: script.to_owned(),
+                point: start as u64 + 1,
+            }),
         ));
     }
     out
@@ -235,7 +245,13 @@ fn point_sites(l: &Ledger, twice: bool) -> Vec<Site> {
         .into_iter()
         .map(|(site, r)| match r {
             Err(e) => Site::unviable(site, e),
-            Ok((file, content, line, script, point)) => {
+            Ok(Broken {
+                file,
+                content,
+                line,
+                script,
+                point,
+            }) => {
                 let mut p = Planted::head(format!(
                     "the line of {file} a test point checks was deleted{}",
                     if twice {
