@@ -55,12 +55,16 @@ fn bench(c: &mut Criterion) {
         files: Vec::new(),
         fixer: None,
         kinds: Vec::new(),
+        sandbox: Default::default(),
+        network: Default::default(),
+        scenario_dir_env: false,
     });
     let pipeline = gatebench::pipeline::select::from_spec(&spec, root);
     let round_dir = scratch.path().join("rounds");
     let input = RoundInput {
         work_dir: &m.work_dir,
-        fixture_id: &fixture.id,
+        repo_dir: &m.repo_dir,
+        case_id: "0123456789ab",
         round: 1,
         trial: 0,
         base_ref: "main",

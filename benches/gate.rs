@@ -72,6 +72,8 @@ fn rounds(c: &mut Criterion) {
         work_root: &work,
         cache: None,
         scoring: &scoring,
+        scenario: "t".into(),
+        on_modified: Default::default(),
     };
     let check = run_trial(fixture, 0, gate.as_ref(), &cfg);
     assert_eq!(

@@ -5,7 +5,7 @@
 # where things are through the environment:
 #   GATEBENCH_REPORT   where to write the report v1 (a fresh path outside the repository)
 #   GATEBENCH_BASE     the base ref to compare against (e.g. main)
-#   GATEBENCH_FIXTURE, GATEBENCH_ROUND (1-based), GATEBENCH_TRIAL (0-based)
+#   GATEBENCH_CASE (an opaque case id), GATEBENCH_ROUND (1-based), GATEBENCH_TRIAL (0-based)
 #   GATEBENCH_BIN      the gatebench binary that is running this (when known)
 #
 # It must write a report v1 to $GATEBENCH_REPORT and must not change the repository. Its exit code

@@ -8,7 +8,11 @@ set -eu
 raw="${TMPDIR:-/tmp}/gate-raw.$$.json"
 trap 'rm -f "$raw"' EXIT
 "${GATEBENCH_BIN:-gatebench}" gate . --base "$GATEBENCH_BASE" --format json --output "$raw" || true
-python3 - "$raw" "$GATEBENCH_REPORT" <<'PY'
+# The system interpreter: a version-manager shim on PATH (pyenv) would exec files outside the
+# sandbox.
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+"$py" - "$raw" "$GATEBENCH_REPORT" <<'PY'
 import json, sys
 report = json.load(open(sys.argv[1]))
 TOP = ["schemaVersion", "status", "error", "findings", "overall", "scope", "knownFindings",

@@ -29,11 +29,24 @@ const OMISSION: &str = "subscription-cancel-task-state-missing";
 const GOLDEN: &str = "subscription-cancel";
 
 /// A scenario file in `dir` running `pipeline` (YAML lines under `pipeline:`), on the bundled
-/// fixtures unless `fixtures` is given.
+/// fixtures unless `fixtures` is given. Unless `pipeline` says otherwise, the sandbox is widened
+/// to what these tests' verifiers need: the helper scripts and the gatebench binary (read), and
+/// `dir` (their counters and pid files, written).
 fn scenario(dir: &Path, pipeline: &str, more: &str, fixtures: Option<&Path>) -> Scenario {
     let fixtures = fixtures
         .map(Path::to_path_buf)
         .unwrap_or_else(|| root().join("fixtures"));
+    let sandbox = if pipeline.contains("sandbox:") {
+        String::new()
+    } else {
+        format!(
+            "\n  sandbox: {{read: ['{}', '{}'], write: ['{}']}}",
+            pipelines().display(),
+            env!("CARGO_BIN_EXE_gatebench"),
+            dir.display()
+        )
+    };
+    let pipeline = format!("{}{sandbox}", pipeline.trim_end());
     let text = format!(
         "name: t\nfixtures_dir: {}\npipeline:\n  kind: command\n{pipeline}\n{more}\n",
         fixtures.display()
@@ -232,6 +245,20 @@ fn a_verifier_that_edits_the_repository_is_flagged_with_what_it_changed() {
         "{text}"
     );
     assert!(summary::markdown(&results).contains("README.md"));
+    // By default a verifier that changed what it judged has no answer worth scoring.
+    for t in &results.trials {
+        assert_eq!(t.outcome, Outcome::Error, "{}", t.fixture);
+        assert!(
+            t.reason.contains("modified the repository it verified"),
+            "{}",
+            t.reason
+        );
+    }
+    // `on_modified: flag` keeps the old behaviour: the answer is scored, the change flagged.
+    let flagged = run_script("edits-repo.sh", "", "on_modified: flag");
+    assert_eq!(trial(&flagged, OMISSION).outcome, Outcome::FalsePass);
+    assert_eq!(trial(&flagged, GOLDEN).outcome, Outcome::Passed);
+    assert!(trial(&flagged, GOLDEN).modified_repo);
 }
 
 #[test]
@@ -251,49 +278,44 @@ fn the_builtin_gate_leaves_the_repository_it_verifies_untouched() {
     assert!(modified.is_empty(), "{modified:?}");
 }
 
-fn alive(pid: i32) -> bool {
-    // A zombie (state Z) waiting for a reaper is dead for this purpose.
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            s.rsplit(')')
-                .next()
-                .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+/// The command lines of live processes (zombies excluded) that contain `needle`.
+fn processes_with(needle: &str) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            std::fs::read_to_string(e.path().join("stat")).is_ok_and(|s| {
+                s.rsplit(')')
+                    .next()
+                    .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+            })
         })
-        .unwrap_or(false)
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(needle))
+        .collect()
 }
 
 #[test]
-fn a_child_the_verifier_leaves_behind_is_killed_with_its_process_group() {
-    let scratch = tempfile::tempdir().unwrap();
-    let pid_file = scratch.path().join("child.pids");
+fn children_the_verifier_leaves_behind_even_setsid_and_double_forked_ones_are_gone() {
+    // A number no other process's command line holds.
+    let mark = format!("1000.{}", std::process::id());
     let results = run_script(
         "forks-child.sh",
-        &format!("  env: {{PID_FILE: '{}'}}\n", pid_file.display()),
+        &format!("  env: {{MARK: '{mark}'}}\n"),
         "",
     );
     assert_eq!(trial(&results, GOLDEN).outcome, Outcome::Passed);
-    let pids: Vec<i32> = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .lines()
-        .map(|l| l.trim().parse().unwrap())
-        .collect();
-    assert_eq!(pids.len(), 2);
-    // The kill is sent before the round ends; give the kernel a moment to deliver it.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while pids.iter().any(|p| alive(*p)) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
+    let isolation = results.isolation.as_ref().unwrap();
+    if isolation.containment != "pid-namespace" {
+        eprintln!("no PID namespace here: only the process group is contained");
+        return;
     }
-    for pid in pids {
-        assert!(!alive(pid), "the child {pid} outlived its verifier");
-    }
-    for t in &results.trials {
-        // The round did not wait for the child's `sleep 1000` (it holds the output pipes).
-        assert!(
-            t.rounds[0].duration_ms < 5_000,
-            "{}",
-            t.rounds[0].duration_ms
-        );
-    }
+    // The namespace's processes are killed before its init's exit completes: nothing to wait for.
+    assert_eq!(
+        processes_with(&format!("sleep {mark}")),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
@@ -442,11 +464,12 @@ fn a_rerun_with_nothing_changed_invokes_the_pipeline_zero_times_and_a_changed_fi
     std::fs::write(&yaml, changed).unwrap();
     let before = count(&counter);
     let partly = execute(&options(s.clone(), &reports, &[], false));
+    // The verifier sees case ids only; the results map them back to fixtures.
     let ran: Vec<String> = std::fs::read_to_string(&counter)
         .unwrap()
         .lines()
         .skip(before)
-        .map(|l| l.split(' ').next().unwrap().to_owned())
+        .map(|l| partly.cases[l.split(' ').next().unwrap()].fixture.clone())
         .collect();
     assert!(!ran.is_empty());
     assert!(ran.iter().all(|f| f == OMISSION), "{ran:?}");
@@ -559,26 +582,27 @@ fn an_interrupted_run_resumes_with_the_trials_it_finished() {
     std::fs::create_dir(&fixtures).unwrap();
     copy_fixtures(&fixtures);
     let counter = dir.path().join("count");
-    // The second invocation interrupts gatebench (its parent) as Ctrl-C would, then waits to be
-    // killed with its group.
+    // The second invocation waits to be killed; the test interrupts gatebench then, as Ctrl-C
+    // would. (The verifier cannot signal gatebench itself: it runs in a PID namespace of its own.)
     let script = dir.path().join("verify.sh");
     std::fs::write(
         &script,
         format!(
-            "echo \"$GATEBENCH_FIXTURE\" >> '{c}'\nif [ \"$(wc -l < '{c}')\" -eq 2 ]; then kill -INT $PPID; sleep 30; fi\nexec \"$GB_BIN\" gate --base \"$GATEBENCH_BASE\" --format json --output \"$GATEBENCH_REPORT\" .\n",
+            "echo \"$GATEBENCH_CASE\" >> '{c}'\nif [ \"$(wc -l < '{c}')\" -eq 2 ]; then sleep 30; fi\nexec \"$GB_BIN\" gate --base \"$GATEBENCH_BASE\" --format json --output \"$GATEBENCH_REPORT\" .\n",
             c = counter.display()
         ),
     )
     .unwrap();
     let text = format!(
-        "name: t\nfixtures_dir: {}\npipeline:\n  kind: command\n  command: [sh, ./verify.sh]\n  env: {{GB_BIN: '{}'}}\n",
+        "name: t\nfixtures_dir: {}\npipeline:\n  kind: command\n  command: [sh, ./verify.sh]\n  env: {{GB_BIN: '{}'}}\n  sandbox: {{write: ['{}']}}\n",
         fixtures.display(),
-        env!("CARGO_BIN_EXE_gatebench")
+        env!("CARGO_BIN_EXE_gatebench"),
+        dir.path().display()
     );
     std::fs::write(dir.path().join("scenario.yaml"), text).unwrap();
-    let gatebench = |dir: &Path| {
+    let gatebench = |dir: &Path, interrupt_at: Option<usize>| {
         let started = Instant::now();
-        let out = Command::new(env!("CARGO_BIN_EXE_gatebench"))
+        let child = Command::new(env!("CARGO_BIN_EXE_gatebench"))
             .args([
                 "run",
                 "scenario.yaml",
@@ -589,11 +613,21 @@ fn an_interrupted_run_resumes_with_the_trials_it_finished() {
                 "reports",
             ])
             .current_dir(dir)
-            .output()
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
             .unwrap();
+        if let Some(n) = interrupt_at {
+            while count(&counter) < n && started.elapsed() < Duration::from_secs(60) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            // SAFETY: kill on the pid of a child this test started and has not reaped.
+            unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        }
+        let out = child.wait_with_output().unwrap();
         (out, started.elapsed())
     };
-    let (first, took) = gatebench(dir.path());
+    let (first, took) = gatebench(dir.path(), Some(2));
     assert_eq!(
         first.status.code(),
         Some(exit_code::INTERRUPTED),
@@ -605,7 +639,7 @@ fn an_interrupted_run_resumes_with_the_trials_it_finished() {
         "the interrupted verifier was not killed: {took:?}"
     );
     assert_eq!(count(&counter), 2);
-    let (second, _) = gatebench(dir.path());
+    let (second, _) = gatebench(dir.path(), None);
     let stdout = String::from_utf8_lossy(&second.stdout);
     assert_eq!(second.status.code(), Some(0), "{stdout}");
     assert!(

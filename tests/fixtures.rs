@@ -53,6 +53,8 @@ fn check(fixture: &corpus::Fixture) -> Result<(), Failed> {
         work_root: &root,
         cache: None,
         scoring: &scoring,
+        scenario: "t".into(),
+        on_modified: Default::default(),
     };
     let record = run_trial(fixture, 0, gate.as_ref(), &cfg);
     if !record.outcome.is_good() {

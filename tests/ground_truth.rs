@@ -75,7 +75,9 @@ fn the_gate_with_its_private_keys_stripped_detects_within_five_points_of_the_bui
     for r in [&builtin, &stripped] {
         let g = &r.metrics.overall.ground_truth;
         assert!(g.finding_precision.is_some() && g.noise.is_some());
-        assert_eq!(g.golden_trials, 4);
+        let goldens = r.trials.iter().filter(|t| t.golden).count() as u64;
+        assert!(goldens >= 4);
+        assert_eq!(g.golden_trials, goldens);
     }
     assert_eq!(
         value(builtin.metrics.overall.ground_truth.localization),
@@ -166,4 +168,26 @@ fn check_rejects_an_omission_fixture_without_a_kind_or_a_locus_or_with_an_unknow
             "no file position: {stderr}"
         );
     }
+}
+
+#[test]
+fn the_taxonomy_page_lists_every_bundled_omission_fixture_under_its_kind() {
+    let page = std::fs::read_to_string(common::root().join("docs/TAXONOMY.md")).unwrap();
+    let corpus = gatebench::corpus::load(&common::root().join("fixtures")).unwrap();
+    let mut listed = 0;
+    for fixture in corpus.fixtures.iter().filter(|f| !f.is_golden()) {
+        let kind = fixture.expect.kind.expect("an omission fixture has a kind");
+        let row = page
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{}` |", kind.as_str())))
+            .unwrap_or_else(|| panic!("no row for kind {}", kind.as_str()));
+        assert!(
+            row.contains(&format!("`{}`", fixture.id)),
+            "docs/TAXONOMY.md does not list {} under {}",
+            fixture.id,
+            kind.as_str()
+        );
+        listed += 1;
+    }
+    assert!(listed >= 100, "{listed} omission fixtures");
 }

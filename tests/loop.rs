@@ -44,6 +44,8 @@ fn trial(id: &str) -> TrialRecord {
         work_root: &work,
         cache: None,
         scoring: &scoring,
+        scenario: "t".into(),
+        on_modified: Default::default(),
     };
     run_trial(fixture, 0, gate.as_ref(), &cfg)
 }

@@ -6,6 +6,7 @@ use gatebench::corpus;
 use gatebench::corpus::scenario::Scenario;
 use gatebench::error::Error;
 use gatebench::exit_code;
+use gatebench::run::execute;
 
 use crate::cli::dispatch::CmdResult;
 
@@ -28,6 +29,10 @@ pub fn run(args: CheckArgs) -> CmdResult {
 fn cmd_check(fixtures: &Path, scenarios: &Path) -> CmdResult {
     let mut errors = Vec::new();
     let corpus = corpus::load(fixtures).map_err(|e| errors.extend(e)).ok();
+    // Nothing a fixture materializes may give its answer away (src/corpus/hygiene.rs).
+    if let Some(corpus) = &corpus {
+        errors.extend(corpus::hygiene::check(corpus));
+    }
     let mut scenario_count = 0;
     match std::fs::read_dir(scenarios) {
         Ok(entries) => {
@@ -45,12 +50,49 @@ fn cmd_check(fixtures: &Path, scenarios: &Path) -> CmdResult {
                         if let Err(e) = gatebench::run::baseline::load(file, &s.spec.thresholds) {
                             errors.push(e);
                         }
+                        // What `run` checks of the scenario against its corpus, checked here too.
+                        let own = s.fixtures_dir();
+                        let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+                            (Ok(a), Ok(b)) => a == b,
+                            _ => a == b,
+                        };
+                        let loaded;
+                        let against = if same(&own, fixtures) {
+                            corpus.as_ref()
+                        } else {
+                            loaded = corpus::load(&own).map_err(|e| errors.extend(e)).ok();
+                            loaded.as_ref()
+                        };
+                        // A scenario that generates mutants selects among them too.
+                        let composed;
+                        let against = match against {
+                            Some(_) if s.spec.mutants.is_some() => {
+                                composed = corpus::load(&own)
+                                    .map_err(|e| errors.extend(e))
+                                    .ok()
+                                    .and_then(|c| {
+                                        execute::with_mutants(&s, c)
+                                            .map_err(|e| errors.push(e))
+                                            .ok()
+                                    });
+                                composed.as_ref()
+                            }
+                            other => other,
+                        };
+                        if let Some(c) = against {
+                            if let Err(e) = execute::check_selection(&s, &own, c, &[]) {
+                                errors.push(e);
+                            }
+                        }
                     }
                     Err(e) => errors.push(e),
                 }
             }
         }
-        Err(e) => errors.push(Error::io("read the scenarios folder", scenarios, e)),
+        Err(e) => errors.push(Error::invalid(
+            scenarios,
+            format!("the scenarios folder cannot be read: {e}"),
+        )),
     }
     if !errors.is_empty() {
         return Err(errors);

@@ -6,8 +6,8 @@ use gatebench::error::Error;
 use gatebench::exit_code;
 
 use crate::cli::{
-    baseline, check, compare, explain, gate, list, materialize, merge, mutate, replay, run, schema,
-    workflow_schema,
+    baseline, check, compare, explain, gate, import, list, materialize, merge, mutate, replay, run,
+    schema, workflow_schema,
 };
 
 /// What a subcommand returns: its exit code, or the errors that stopped it.
@@ -52,6 +52,10 @@ enum Command {
     Check(check::CheckArgs),
     /// Run the reference gate on a repository; exits non-zero unless the verdict is PASS.
     Gate(gate::GateArgs),
+    /// Write a golden fixture from an existing git repository: base, head, and optionally the
+    /// staged and unstaged changes; large and secret-looking files left out, ledger ids turned
+    /// into placeholders.
+    Import(import::ImportArgs),
     /// Build one fixture into a git repository at OUT and leave it there.
     Materialize(materialize::MaterializeArgs),
     /// Check that the committed JSON Schemas match the code (or rewrite them with --write).
@@ -83,6 +87,7 @@ pub fn main() -> i32 {
         Command::Mutate(args) => mutate::run(args),
         Command::Check(args) => check::run(args),
         Command::Gate(args) => gate::run(args),
+        Command::Import(args) => import::run(args),
         Command::Materialize(args) => materialize::run(args),
         Command::Schema(args) => schema::run(args),
         Command::WorkflowSchema(args) => workflow_schema::run(args),

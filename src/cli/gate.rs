@@ -21,6 +21,27 @@ pub struct GateArgs {
     /// Write the report here instead of standard output.
     #[arg(long)]
     pub output: Option<PathBuf>,
+    /// The changes to verify (seed 001): `staged`, `unstaged` or `branch`. Default: detected
+    /// (staged changes if any, else unstaged, else the branch against the base).
+    #[arg(long, value_enum)]
+    pub scope: Option<ScopeArg>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ScopeArg {
+    Staged,
+    Unstaged,
+    Branch,
+}
+
+impl ScopeArg {
+    fn mode(self) -> gatebench_gate::ScopeMode {
+        match self {
+            ScopeArg::Staged => gatebench_gate::ScopeMode::Staged,
+            ScopeArg::Unstaged => gatebench_gate::ScopeMode::Unstaged,
+            ScopeArg::Branch => gatebench_gate::ScopeMode::Branch,
+        }
+    }
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -35,12 +56,39 @@ pub fn run(args: GateArgs) -> CmdResult {
         base,
         format,
         output,
+        scope,
     } = args;
-    cmd_gate(&path, base, format, output)
+    cmd_gate(&path, base, format, output, scope.map(ScopeArg::mode))
 }
 
-fn cmd_gate(path: &Path, base: String, format: Format, output: Option<PathBuf>) -> CmdResult {
-    let report = gatebench_gate::run_gate(path, &gatebench_gate::GateOptions { base_ref: base });
+/// The gate's environment errors that are about what the user named (`PATH`, `--base`).
+const BAD_INPUT_CODES: [&str; 5] = [
+    "not-a-git-repository",
+    "bare-repository",
+    "head-unresolved",
+    "base-ref-not-found",
+    "no-merge-base",
+];
+
+fn cmd_gate(
+    path: &Path,
+    base: String,
+    format: Format,
+    output: Option<PathBuf>,
+    scope: Option<gatebench_gate::ScopeMode>,
+) -> CmdResult {
+    let report = gatebench_gate::run_gate_in_scope(
+        path,
+        &gatebench_gate::GateOptions { base_ref: base },
+        scope,
+    );
+    // A path that is not a repository, or a base that names no commit, is bad input: one error on
+    // standard error, exit 1, no report.
+    if let Some(e) = &report.error {
+        if BAD_INPUT_CODES.contains(&e.code.as_str()) {
+            return Err(vec![Error::invalid(path, e.message.clone())]);
+        }
+    }
     let text = match format {
         Format::Json => {
             let mut t = serde_json::to_string_pretty(&report)
@@ -77,6 +125,20 @@ fn human(report: &Report) -> String {
     );
     if let Some(e) = &report.error {
         let _ = writeln!(out, "error {}: {}", e.code, e.message);
+    }
+    let _ = writeln!(
+        out,
+        "scope: {} ({} file(s))",
+        report.scope.mode,
+        report.scope.included_files.len()
+    );
+    for file in &report.scope.included_files {
+        let lines = if file.lines.is_empty() {
+            String::new()
+        } else {
+            format!(", lines {}", file.lines.join(", "))
+        };
+        let _ = writeln!(out, "    {} ({}{lines})", file.path, file.status);
     }
     for f in &report.findings {
         let validator = f.validator.as_deref().unwrap_or("-");

@@ -35,6 +35,12 @@ fn cmd_materialize(fixtures: &Path, id: &str, out: &Path) -> CmdResult {
             format!("no fixture with id `{id}`"),
         )]
     })?;
+    if out.exists() && !out.is_dir() {
+        return Err(vec![Error::invalid(
+            out,
+            "`--out` names a file; it must name a new or empty folder",
+        )]);
+    }
     if out.exists()
         && std::fs::read_dir(out)
             .map(|mut d| d.next().is_some())

@@ -38,9 +38,7 @@ fn cmd_merge(shards: &[PathBuf], reports_dir: &Path) -> CmdResult {
         return Err(errors);
     }
     let mut merged = gatebench::run::merge::merge(read, std::time::SystemTime::now())?;
-    merged.run_id = execute::reserve_run_dir(reports_dir, &merged.run_id).map_err(|e| vec![e])?;
-    let dir = reports_dir.join(&merged.run_id);
-    gatebench::output::outputs::write_all(&dir, &merged).map_err(|e| vec![e])?;
+    let dir = execute::write_run(reports_dir, &mut merged).map_err(|e| vec![e])?;
     print!("{}", summary::terminal(&merged));
     println!("merged {} shards", merged.merged_from.len());
     println!("results: {}", dir.join("results.json").display());

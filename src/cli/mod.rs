@@ -7,6 +7,7 @@ mod compare;
 mod dispatch;
 mod explain;
 mod gate;
+mod import;
 mod list;
 mod materialize;
 mod merge;

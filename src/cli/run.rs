@@ -24,11 +24,13 @@ pub struct RunArgs {
     #[arg(long)]
     pub filter: Vec<String>,
     /// Parallel trials (default: the scenario's, else one per core).
-    #[arg(long)]
-    pub jobs: Option<usize>,
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=gatebench::corpus::scenario::MAX_JOBS as i64))]
+    pub jobs: Option<u16>,
+    /// Trials per fixture (1 or more).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub trials: Option<u32>,
-    #[arg(long)]
+    /// Verify/fix rounds per trial (1 or more).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_rounds: Option<u32>,
     /// The fixtures folder (default: the scenario's).
     #[arg(long)]
@@ -64,7 +66,7 @@ fn cmd_run(args: RunArgs) -> CmdResult {
         scenario,
         Overrides {
             filters: args.filter,
-            jobs: args.jobs,
+            jobs: args.jobs.map(usize::from),
             trials: args.trials,
             max_rounds: args.max_rounds,
             fixtures_dir: args.fixtures,
@@ -78,6 +80,8 @@ fn cmd_run(args: RunArgs) -> CmdResult {
     let _ = ctrlc::set_handler(|| {
         gatebench_process::kill_live_groups();
         workdir::interrupt_and_remove_roots(std::time::Duration::from_secs(5));
+        // Held until exit: no output is written after this point.
+        let _outputs = execute::remove_partial_outputs();
         eprintln!("\ninterrupted: temporary repositories removed");
         std::process::exit(exit_code::INTERRUPTED);
     });

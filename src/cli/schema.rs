@@ -26,6 +26,12 @@ fn cmd_schema(dir: &Path, write: bool) -> CmdResult {
         println!("schemas written to {}", dir.display());
         return Ok(exit_code::SUCCESS);
     }
+    if !dir.is_dir() {
+        return Err(vec![gatebench::error::Error::invalid(
+            dir,
+            "the schemas folder does not exist (`--dir`); `gatebench schema --write --dir DIR` creates it",
+        )]);
+    }
     let drifted = schema::drifted(dir);
     if drifted.is_empty() {
         println!("schemas are current");

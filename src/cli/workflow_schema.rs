@@ -19,8 +19,7 @@ pub fn run(args: WorkflowSchemaArgs) -> CmdResult {
 }
 
 fn cmd_workflow_schema(workflow: &Path) -> CmdResult {
-    let text =
-        std::fs::read_to_string(workflow).map_err(|e| vec![Error::io("read", workflow, e)])?;
+    let text = gatebench::corpus::yaml::read_text(workflow).map_err(|e| vec![e])?;
     let value =
         gatebench_gate::workflow_schema(&text).map_err(|m| vec![Error::invalid(workflow, m)])?;
     println!("{}", schema::render(&value).trim_end());

@@ -104,7 +104,12 @@ pub fn load(dir: &Path) -> Result<Corpus, Vec<Error>> {
     let mut errors = Vec::new();
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
-        Err(e) => return Err(vec![Error::io("read the fixtures folder", dir, e)]),
+        Err(e) => {
+            return Err(vec![Error::invalid(
+                dir,
+                format!("the fixtures folder cannot be read: {e}"),
+            )])
+        }
     };
     let mut folders: Vec<PathBuf> = entries
         .filter_map(|e| e.ok())
@@ -122,7 +127,8 @@ pub fn load(dir: &Path) -> Result<Corpus, Vec<Error>> {
     let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
     for folder in folders {
         let file = folder.join("fixture.yaml");
-        if !file.is_file() {
+        // Anything there (a FIFO, a folder) is read, and refused with what it is.
+        if std::fs::symlink_metadata(&file).is_err() {
             errors.push(Error::invalid(
                 &folder,
                 "a fixture folder must hold a fixture.yaml",
@@ -160,8 +166,13 @@ pub fn load(dir: &Path) -> Result<Corpus, Vec<Error>> {
             Err(e) => errors.push(e),
         }
     }
+    let omissions: std::collections::BTreeSet<String> = parsed
+        .iter()
+        .filter(|(_, p)| p.value.extends.is_some())
+        .map(|(_, p)| p.value.id.clone())
+        .collect();
     for (file, p) in parsed.iter().filter(|(_, p)| p.value.extends.is_some()) {
-        match build_omission(file, p, &fixtures, &seen) {
+        match build_omission(file, p, &fixtures, &seen, &omissions) {
             Ok(f) => {
                 fixtures.insert(f.id.clone(), f);
             }
@@ -213,8 +224,12 @@ fn common_checks(ctx: &Ctx, f: &FixtureFile) -> Result<Expectation, Error> {
             ),
         ));
     }
-    if f.category.trim().is_empty() {
-        return Err(ctx.err("category", "category", "`category` must not be empty"));
+    if f.category.trim().is_empty() || f.category == "~" || f.category == "null" {
+        return Err(ctx.err(
+            "category",
+            "category",
+            "`category` must name a category: not empty, not null (`~`)",
+        ));
     }
     let mut findings = Vec::new();
     for m in &f.expect.findings {
@@ -342,6 +357,7 @@ fn build_omission(
     p: &yaml::Parsed<FixtureFile>,
     built: &BTreeMap<String, Fixture>,
     seen: &BTreeMap<String, PathBuf>,
+    omissions: &std::collections::BTreeSet<String>,
 ) -> Result<Fixture, Error> {
     let f = &p.value;
     let folder = file.parent().unwrap_or(Path::new("."));
@@ -364,23 +380,30 @@ fn build_omission(
             return Err(ctx.err(key, key, format!("`{key}` belongs to the golden; an omission fixture only plants (`plant`) into the golden it extends")));
         }
     }
+    if extends == f.id {
+        return Err(ctx.err(
+            "extends",
+            extends,
+            format!("`extends: {extends}` names this fixture itself; it must name a golden"),
+        ));
+    }
     let golden = match built.get(extends) {
         Some(g) if g.is_golden() => g,
-        Some(_) => {
+        _ if omissions.contains(extends) => {
             return Err(ctx.err(
                 "extends",
                 extends,
                 format!("`extends: {extends}` names an omission fixture; it must name a golden"),
             ))
         }
-        None if seen.contains_key(extends) => {
+        _ if seen.contains_key(extends) => {
             return Err(ctx.err(
                 "extends",
                 extends,
                 format!("`extends: {extends}` names a golden that failed to load (see its error)"),
             ))
         }
-        None => {
+        _ => {
             return Err(ctx.err(
                 "extends",
                 extends,
@@ -606,7 +629,20 @@ fn check_placeholders(ctx: &Ctx, states: &States, fixes: &[FixState]) -> Result<
     for (i, fix) in fixes.iter().enumerate() {
         all.push((Stage::Fix(i as u32 + 1), &fix.files));
     }
+    let mut stand_in = placeholder::Known::default();
+    for (stage, _) in &all {
+        let id = "0".repeat(40);
+        stand_in.commits.insert(*stage, id.clone());
+        stand_in.trees.insert(*stage, id.clone());
+        stand_in.source_trees.insert(*stage, id);
+    }
     for (stage, files) in all {
+        if !files
+            .values()
+            .any(|c| c.windows(12).any(|w| w == b"{{gatebench:"))
+        {
+            continue;
+        }
         for (path, content) in files {
             let Ok(text) = std::str::from_utf8(content) else {
                 continue;
@@ -626,6 +662,11 @@ fn check_placeholders(ctx: &Ctx, states: &States, fixes: &[FixState]) -> Result<
                 },
             )?;
         }
+        // Resolve with stand-in ids, as materializing will with real ones: a cycle or a too-deep
+        // `sha256:` chain is found here, by `check`, not first by `run`.
+        placeholder::resolve(files, &Files::new(), &stand_in).map_err(|message| {
+            ctx.err_at(None, format!("in layer `{}`: {message}", stage.name()))
+        })?;
     }
     Ok(())
 }
@@ -650,8 +691,18 @@ fn apply_layer(ctx: &Ctx, what: &str, mut files: Files, layer: &Layer) -> Result
     Ok(files)
 }
 
+/// The most files one layer's tree may hold.
+pub const MAX_TREE_FILES: usize = 20_000;
+/// The largest file a fixture tree may hold.
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
+/// The most bytes one layer's tree may hold.
+pub const MAX_TREE_BYTES: u64 = 256 << 20;
+
 /// Reads every file under `ctx.folder/dir` into a tree. Symlinks are followed only when they stay
-/// inside the fixture folder.
+/// inside the fixture folder, and every real folder is visited once (a folder reached twice
+/// through symlinks is an error, so links cannot multiply the tree). Names must be UTF-8, files
+/// regular, and every final repository path (after the `.fixture` suffix is removed) safe
+/// (`check_repo_path`: nothing git takes for `.git`).
 fn read_tree(ctx: &Ctx, key: &str, dir: &str) -> Result<Files, Error> {
     check_repo_path(dir).map_err(|e| ctx.err(key, dir, e))?;
     let root = ctx.folder.join(dir);
@@ -666,14 +717,26 @@ fn read_tree(ctx: &Ctx, key: &str, dir: &str) -> Result<Files, Error> {
         .folder
         .canonicalize()
         .map_err(|e| Error::io("resolve", ctx.folder, e))?;
+    let real_root = root
+        .canonicalize()
+        .map_err(|e| Error::io("resolve", &root, e))?;
+    let mut visited = std::collections::HashSet::from([real_root]);
     let mut files = Files::new();
+    let mut total: u64 = 0;
     let mut stack = vec![(root.clone(), String::new())];
     while let Some((abs, rel)) = stack.pop() {
-        let entries = std::fs::read_dir(&abs).map_err(|e| Error::io("read", &abs, e))?;
+        let unreadable =
+            |e: std::io::Error| Error::invalid(&abs, format!("the folder cannot be read: {e}"));
+        let entries = std::fs::read_dir(&abs).map_err(unreadable)?;
         for entry in entries {
-            let entry = entry.map_err(|e| Error::io("read", &abs, e))?;
-            let name = entry.file_name().to_string_lossy().into_owned();
+            let entry = entry.map_err(unreadable)?;
             let path = entry.path();
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                return Err(Error::invalid(
+                    &path,
+                    "a file name that is not UTF-8: repository paths must be UTF-8",
+                ));
+            };
             let rel_path = if rel.is_empty() {
                 name.clone()
             } else {
@@ -694,21 +757,43 @@ fn read_tree(ctx: &Ctx, key: &str, dir: &str) -> Result<Files, Error> {
             } else {
                 meta
             };
-            if name == ".git" {
-                return Err(Error::invalid(
-                    &path,
-                    "a fixture tree must not contain `.git`",
-                ));
-            }
             if meta.is_dir() {
+                check_repo_path(&rel_path).map_err(|e| Error::invalid(&path, e))?;
+                let real = path
+                    .canonicalize()
+                    .map_err(|e| Error::io("resolve", &path, e))?;
+                if !visited.insert(real.clone()) {
+                    return Err(Error::invalid(
+                        &path,
+                        format!("the folder {} is reached twice (through symlinks); a fixture tree visits each folder once", real.display()),
+                    ));
+                }
                 stack.push((path, rel_path));
-            } else {
-                let content = std::fs::read(&path).map_err(|e| Error::io("read", &path, e))?;
+            } else if meta.is_file() {
                 let repo_path = rel_path
                     .strip_suffix(DISARM_SUFFIX)
                     .unwrap_or(&rel_path)
                     .to_owned();
-                files.insert(repo_path, content);
+                check_repo_path(&repo_path).map_err(|e| Error::invalid(&path, e))?;
+                if files.len() >= MAX_TREE_FILES {
+                    return Err(ctx.err(key, dir, format!("`{dir}` holds more than {MAX_TREE_FILES} files; the limit is {MAX_TREE_FILES}")));
+                }
+                let content = yaml::read_input(&path, MAX_FILE_BYTES)?;
+                total += content.len() as u64;
+                if total > MAX_TREE_BYTES {
+                    return Err(ctx.err(key, dir, format!("`{dir}` holds more than {MAX_TREE_BYTES} bytes; the limit is {MAX_TREE_BYTES}")));
+                }
+                if files.insert(repo_path.clone(), content).is_some() {
+                    return Err(Error::invalid(
+                        &path,
+                        format!("two files become `{repo_path}` once `{DISARM_SUFFIX}` is removed"),
+                    ));
+                }
+            } else {
+                return Err(Error::invalid(
+                    &path,
+                    "not a regular file or folder (a FIFO, socket or device): fixture trees hold files only",
+                ));
             }
         }
     }

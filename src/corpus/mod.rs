@@ -3,6 +3,8 @@
 
 pub mod fixture;
 pub mod hash;
+pub mod hygiene;
+pub mod import;
 pub mod loader;
 pub mod paths;
 pub mod placeholder;

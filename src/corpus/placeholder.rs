@@ -1,7 +1,7 @@
 //! Placeholders in fixture files (`{{gatebench:KIND[:ARG]}}`): checked when a fixture loads, filled
 //! when it is materialized, so that receipts and approvals bind to real commit, tree and file ids.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
 use regex::Regex;
@@ -94,9 +94,20 @@ fn parse_one(kind: &str, arg: Option<&str>) -> Result<Placeholder, String> {
 }
 
 /// Every placeholder in `text`, with the 1-based line it is on. A `{{gatebench:` that does not
-/// parse is an error.
+/// parse is an error. Linear in the length of the text, however many placeholders it holds.
 pub fn scan(text: &str) -> Result<Vec<(usize, Placeholder)>, (usize, String)> {
-    let line_of = |offset: usize| text[..offset].bytes().filter(|b| *b == b'\n').count() + 1;
+    // Lines are counted forward from the last offset looked up: offsets only grow.
+    let mut counted = (0usize, 1usize);
+    let mut line_of = |offset: usize| {
+        let (from, line) = counted;
+        let line = line
+            + text.as_bytes()[from..offset]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count();
+        counted = (offset, line);
+        line
+    };
     let mut out = Vec::new();
     let mut next_opening = 0;
     for cap in pattern().captures_iter(text) {
@@ -191,9 +202,14 @@ pub struct Known {
     pub source_trees: HashMap<Stage, String>,
 }
 
+/// How many files a chain of `sha256:` placeholders (a file naming a file that names a file...)
+/// may go through: deeper chains are an error, not a stack overflow.
+pub const MAX_PLACEHOLDER_DEPTH: usize = 64;
+
 /// Fills every placeholder of a stage's files. Files in `carried` were written by an earlier layer
 /// and are carried over unchanged: they keep the bytes they were given then (a receipt written in
 /// `head` stays bound to head's tree when a later layer edits the code). Errors name the file.
+/// Cycles and chains deeper than [`MAX_PLACEHOLDER_DEPTH`] are errors.
 pub fn resolve(
     files: &BTreeMap<String, Vec<u8>>,
     carried: &BTreeMap<String, Vec<u8>>,
@@ -206,12 +222,15 @@ pub fn resolve(
             .iter()
             .map(|(p, c)| (p.clone(), c.clone()))
             .collect(),
-        busy: HashSet::new(),
+        digests: HashMap::new(),
+        busy: Vec::new(),
         source_tree: None,
     };
     let mut out = BTreeMap::new();
     for path in files.keys() {
-        out.insert(path.clone(), resolver.file(path)?);
+        resolver.file(path)?;
+        // Cloned, not moved: the source tree of a later file may still need this one's bytes.
+        out.insert(path.clone(), resolver.done[path.as_str()].clone());
     }
     Ok(out)
 }
@@ -219,29 +238,54 @@ pub fn resolve(
 struct Resolver<'a> {
     files: &'a BTreeMap<String, Vec<u8>>,
     known: &'a Known,
+    /// Resolved contents (and carried files).
     done: HashMap<String, Vec<u8>>,
-    busy: HashSet<String>,
+    /// sha256 of resolved files, computed once however many placeholders name them.
+    digests: HashMap<String, String>,
+    /// The files being resolved, outermost first: the chain a cycle or a too-deep chain reports.
+    busy: Vec<String>,
     source_tree: Option<String>,
 }
 
 const SOURCE_TREE_KEY: &str = "\0source-tree";
 
 impl Resolver<'_> {
-    fn file(&mut self, path: &str) -> Result<Vec<u8>, String> {
-        if let Some(done) = self.done.get(path) {
-            return Ok(done.clone());
+    /// Resolves `path` into `done` (and its digest into `digests`).
+    fn file(&mut self, path: &str) -> Result<(), String> {
+        if self.digests.contains_key(path) {
+            return Ok(());
         }
-        let raw = self
-            .files
-            .get(path)
-            .ok_or_else(|| format!("`{path}` does not exist"))?;
+        if let Some(done) = self.done.get(path) {
+            let digest = gittree::sha256_hex(done);
+            self.digests.insert(path.to_owned(), digest);
+            return Ok(());
+        }
+        let raw = self.files.get(path).ok_or_else(|| match self.busy.last() {
+            Some(from) => format!("{from}: `sha256:{path}` names a file that does not exist"),
+            None => format!("`{path}` does not exist"),
+        })?;
         let text = match std::str::from_utf8(raw) {
             Ok(text) if text.contains("{{gatebench:") => text,
-            _ => return Ok(raw.clone()),
+            _ => {
+                self.digests
+                    .insert(path.to_owned(), gittree::sha256_hex(raw));
+                self.done.insert(path.to_owned(), raw.clone());
+                return Ok(());
+            }
         };
-        if !self.busy.insert(path.to_owned()) {
-            return Err(format!("placeholders form a cycle through `{path}`"));
+        if self.busy.iter().any(|p| p == path) {
+            return Err(format!(
+                "placeholders form a cycle through `{path}`: {} -> {path}",
+                self.chain()
+            ));
         }
+        if self.busy.len() >= MAX_PLACEHOLDER_DEPTH {
+            return Err(format!(
+                "`sha256:` placeholders chain through more than {MAX_PLACEHOLDER_DEPTH} files (from `{}` to `{path}`), the limit",
+                self.busy[0]
+            ));
+        }
+        self.busy.push(path.to_owned());
         let mut result = String::with_capacity(text.len());
         let mut last = 0;
         for cap in pattern().captures_iter(text) {
@@ -254,10 +298,26 @@ impl Resolver<'_> {
             last = whole.end();
         }
         result.push_str(&text[last..]);
-        self.busy.remove(path);
+        self.busy.pop();
         let bytes = result.into_bytes();
-        self.done.insert(path.to_owned(), bytes.clone());
-        Ok(bytes)
+        self.digests
+            .insert(path.to_owned(), gittree::sha256_hex(&bytes));
+        self.done.insert(path.to_owned(), bytes);
+        Ok(())
+    }
+
+    fn chain(&self) -> String {
+        self.busy
+            .iter()
+            .map(|p| {
+                if p == SOURCE_TREE_KEY {
+                    "the source tree"
+                } else {
+                    p.as_str()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" -> ")
     }
 
     fn value(&mut self, path: &str, placeholder: &Placeholder) -> Result<String, String> {
@@ -288,8 +348,9 @@ impl Resolver<'_> {
                 .ok_or_else(|| missing("source-tree", *s)),
             Placeholder::SourceTree(None) => self.current_source_tree(),
             Placeholder::Sha256(target) => {
-                let content = self.file(target).map_err(|e| format!("{path}: {e}"))?;
-                Ok(gittree::sha256_hex(&content))
+                // Errors from the target name their own chain of files.
+                self.file(target)?;
+                Ok(self.digests[target.as_str()].clone())
             }
         }
     }
@@ -298,18 +359,27 @@ impl Resolver<'_> {
         if let Some(id) = &self.source_tree {
             return Ok(id.clone());
         }
-        if !self.busy.insert(SOURCE_TREE_KEY.to_owned()) {
-            return Err("placeholders form a cycle through the source tree".into());
+        if self.busy.iter().any(|p| p == SOURCE_TREE_KEY) {
+            return Err(format!(
+                "placeholders form a cycle through the source tree: {}",
+                self.chain()
+            ));
         }
+        self.busy.push(SOURCE_TREE_KEY.to_owned());
         let mut resolved = Vec::new();
         for path in self.files.keys() {
             if gittree::in_source_tree(path) {
-                resolved.push((path.clone(), self.file(path)?));
+                self.file(path)?;
+                resolved.push(path.as_str());
             }
         }
-        self.busy.remove(SOURCE_TREE_KEY);
-        let id =
-            gittree::tree_id(resolved.iter().map(|(p, c)| (p.as_str(), c.as_slice()))).to_string();
+        self.busy.pop();
+        let id = gittree::tree_id(
+            resolved
+                .iter()
+                .map(|p| (*p, self.done.get(*p).map_or(&[][..], Vec::as_slice))),
+        )
+        .to_string();
         self.source_tree = Some(id.clone());
         Ok(id)
     }
@@ -345,6 +415,18 @@ mod tests {
     }
 
     #[test]
+    fn the_source_tree_includes_files_resolved_before_it() {
+        // `a.py` sorts (and is resolved) before the ledger file that takes the source tree.
+        let f = files(&[
+            ("a.py", "print(1)\n"),
+            ("specs/x/r.json", "{{gatebench:source-tree}}"),
+        ]);
+        let out = resolve(&f, &BTreeMap::new(), &Known::default()).unwrap();
+        let tree = gittree::tree_id([("a.py", b"print(1)\n".as_slice())]).to_string();
+        assert_eq!(out["specs/x/r.json"], tree.as_bytes());
+    }
+
+    #[test]
     fn a_sha256_cycle_is_an_error() {
         let f = files(&[
             ("a", "{{gatebench:sha256:b}}"),
@@ -353,6 +435,41 @@ mod tests {
         assert!(resolve(&f, &BTreeMap::new(), &Known::default())
             .unwrap_err()
             .contains("cycle"));
+    }
+
+    #[test]
+    fn a_long_sha256_chain_is_an_error_not_a_stack_overflow() {
+        let mut f = BTreeMap::new();
+        for i in 0..5000 {
+            f.insert(
+                format!("f{i}"),
+                format!("{{{{gatebench:sha256:f{}}}}}", i + 1).into_bytes(),
+            );
+        }
+        f.insert("f5000".into(), b"end".to_vec());
+        let err = resolve(&f, &BTreeMap::new(), &Known::default()).unwrap_err();
+        assert!(err.contains("more than 64 files"), "{err}");
+        // A chain within the limit resolves.
+        let mut short = BTreeMap::new();
+        for i in 0..MAX_PLACEHOLDER_DEPTH - 1 {
+            short.insert(
+                format!("f{i:03}"),
+                format!("{{{{gatebench:sha256:f{:03}}}}}", i + 1).into_bytes(),
+            );
+        }
+        short.insert(
+            format!("f{:03}", MAX_PLACEHOLDER_DEPTH - 1),
+            b"end".to_vec(),
+        );
+        assert!(resolve(&short, &BTreeMap::new(), &Known::default()).is_ok());
+    }
+
+    #[test]
+    fn many_placeholders_in_one_file_are_scanned_with_their_lines() {
+        let text = "{{gatebench:source-tree}}\n".repeat(80_000);
+        let found = scan(&text).unwrap();
+        assert_eq!(found.len(), 80_000);
+        assert_eq!(found[79_999].0, 80_000);
     }
 
     #[test]

@@ -45,6 +45,20 @@ pub struct ScenarioFile {
     /// select them with `fixtures: {tags: [mutant]}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mutants: Option<MutantSelection>,
+    /// What a trial whose pipeline changed the repository it verified comes to: `error` (the
+    /// default: a verifier must not fix what it judges) or `flag` (its outcome stands, the
+    /// change is only reported).
+    #[serde(default)]
+    pub on_modified: OnModified,
+}
+
+/// What a pipeline that modified the repository it verified comes to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OnModified {
+    #[default]
+    Error,
+    Flag,
 }
 
 /// Which mutants a run generates: of these goldens, by these operators (empty: all).
@@ -101,6 +115,8 @@ impl Default for Selection {
 /// The system under test.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+// Loaded once per run and never stored in bulk: the size of the `Command` variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum PipelineSpec {
     /// gatebench's reference gate (the embedded default).
     #[default]
@@ -154,10 +170,101 @@ pub struct CommandSpec {
     /// Runs between rounds instead of the fixtures' scripted fixes; its changes are committed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fixer: Option<FixerSpec>,
+    /// The Landlock filesystem sandbox (README, "The sandbox"): on by default; `none` turns it
+    /// off, `required` makes a kernel without Landlock an error, a mapping widens it.
+    #[serde(default, skip_serializing_if = "SandboxSpec::is_default")]
+    pub sandbox: SandboxSpec,
+    /// `none`: the command gets an empty network namespace (no network at all). Default `host`.
+    #[serde(default, skip_serializing_if = "Network::is_host")]
+    pub network: Network,
+    /// Pass `GATEBENCH_SCENARIO_DIR` (the scenario's folder) to the command. Off by default: a
+    /// command's own files are already given as absolute paths.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub scenario_dir_env: bool,
     /// How the verifier's findings map onto the omission taxonomy (docs/TAXONOMY.md), for the
     /// typing rate: the first rule whose every pattern matches a finding gives its kind.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kinds: Vec<KindRule>,
+}
+
+/// `sandbox:` of a command pipeline.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum SandboxSpec {
+    /// `on` (the default), `none` or `required`.
+    Mode(SandboxMode),
+    /// The default sandbox widened.
+    Paths(SandboxPaths),
+}
+
+impl Default for SandboxSpec {
+    fn default() -> Self {
+        SandboxSpec::Mode(SandboxMode::On)
+    }
+}
+
+impl SandboxSpec {
+    fn is_default(&self) -> bool {
+        *self == SandboxSpec::default()
+    }
+
+    /// `on`, `none` or `required`.
+    pub fn mode(&self) -> SandboxMode {
+        match self {
+            SandboxSpec::Mode(m) => *m,
+            SandboxSpec::Paths(p) if p.required => SandboxMode::Required,
+            SandboxSpec::Paths(_) => SandboxMode::On,
+        }
+    }
+
+    /// The extra paths (relative ones to the scenario's folder; `~/` to `HOME`).
+    pub fn paths(&self) -> (&[String], &[String]) {
+        match self {
+            SandboxSpec::Paths(p) => (&p.read, &p.write),
+            SandboxSpec::Mode(_) => (&[], &[]),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxMode {
+    /// Sandboxed where the kernel has Landlock; a loud line where it has not.
+    On,
+    /// Not sandboxed (recorded in the results and the summary).
+    None,
+    /// Sandboxed, or the run is refused (exit 1) where the kernel has no Landlock.
+    Required,
+}
+
+/// The default sandbox, widened.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxPaths {
+    /// Files and folders the command may also read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read: Vec<String>,
+    /// Files and folders the command may also read and write.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub write: Vec<String>,
+    /// A kernel without Landlock is an error.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub required: bool,
+}
+
+/// `network:` of a command pipeline.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Network {
+    #[default]
+    Host,
+    None,
+}
+
+impl Network {
+    fn is_host(&self) -> bool {
+        *self == Network::Host
+    }
 }
 
 /// One rule of a `kinds:` mapping: a taxonomy kind, and regular expressions searched in the
@@ -336,6 +443,10 @@ impl Default for Thresholds {
     }
 }
 
+/// The most parallel trials (`--jobs`, `jobs:`): each is a thread with its own stack and
+/// repository; far more than the cores only exhausts memory and file handles.
+pub const MAX_JOBS: usize = 256;
+
 /// A loaded scenario and where it came from.
 #[derive(Debug, Clone)]
 pub struct Scenario {
@@ -345,11 +456,29 @@ pub struct Scenario {
 
 impl Scenario {
     pub fn load(path: &Path) -> Result<Scenario> {
-        let parsed = yaml::load::<ScenarioFile>(path)?;
-        let spec = parsed.value;
+        let text = yaml::read_text(path)?;
+        Scenario::parse(path, &text)
+    }
+
+    /// Parses and checks the text of a scenario file read from `path`.
+    pub fn parse(path: &Path, text: &str) -> Result<Scenario> {
+        // Parsed generically first (limits, syntax), so that keys under `pipeline`, which serde
+        // cannot check with positions through an internally tagged enum, are checked here.
+        let generic: yaml_serde::Value = yaml::parse(path, text)?;
+        check_pipeline_keys(path, text, &generic)?;
+        let spec: ScenarioFile = yaml::parse(path, text)?;
         let at = |key: &str, value: &str, message: String| {
-            Error::invalid_at(path, yaml::locate(&parsed.text, key, value), message)
+            Error::invalid_at(path, yaml::locate(text, key, value), message)
         };
+        if let Some(jobs) = spec.jobs {
+            if !(1..=MAX_JOBS).contains(&jobs) {
+                return Err(at(
+                    "jobs",
+                    &jobs.to_string(),
+                    format!("`jobs` must be between 1 and {}", MAX_JOBS),
+                ));
+            }
+        }
         if spec.trials == 0 {
             return Err(at("trials", "0", "`trials` must be 1 or more".into()));
         }
@@ -414,6 +543,70 @@ impl Scenario {
         let base = self.file.parent().unwrap_or(Path::new("."));
         base.join(self.spec.fixtures_dir.as_deref().unwrap_or("../fixtures"))
     }
+}
+
+/// Every key under `pipeline` must be one its `kind` has: `kind` alone for `builtin` and
+/// `legacy`, the fields of [`CommandSpec`] for `command`. Errors point at the key.
+fn check_pipeline_keys(path: &Path, text: &str, generic: &yaml_serde::Value) -> Result<()> {
+    let Some(pipeline) = generic.get("pipeline").and_then(|p| p.as_mapping()) else {
+        return Ok(());
+    };
+    let kind = pipeline
+        .get("kind")
+        .and_then(|k| k.as_str())
+        .unwrap_or("builtin");
+    let allowed: Vec<String> = match kind {
+        "command" => {
+            let schema = schemars::schema_for!(CommandSpec);
+            schema
+                .get("properties")
+                .and_then(|p| p.as_object())
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default()
+        }
+        _ => Vec::new(),
+    };
+    for key in pipeline.keys() {
+        let Some(key) = key.as_str() else { continue };
+        if key != "kind" && !allowed.iter().any(|a| a == key) {
+            let expected = if allowed.is_empty() {
+                "it takes only `kind`".to_owned()
+            } else {
+                format!(
+                    "expected `kind`, {}",
+                    allowed
+                        .iter()
+                        .map(|a| format!("`{a}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            return Err(Error::invalid_at(
+                path,
+                locate_key(text, key),
+                format!("unknown key `{key}` under `pipeline` of kind `{kind}`: {expected}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The position of `key:` at the start of an indented line, after the `pipeline:` line.
+fn locate_key(text: &str, key: &str) -> Option<crate::error::Position> {
+    let start = text
+        .lines()
+        .position(|l| l.trim_start().starts_with("pipeline:"))
+        .unwrap_or(0);
+    text.lines().enumerate().skip(start).find_map(|(i, line)| {
+        let trimmed = line.trim_start();
+        trimmed
+            .strip_prefix(key)
+            .filter(|rest| rest.trim_start().starts_with(':'))
+            .map(|_| crate::error::Position {
+                line: i + 1,
+                column: line.len() - trimmed.len() + 1,
+            })
+    })
 }
 
 /// What a schema cannot say about a command pipeline: (key, value to locate, message).

@@ -1,9 +1,10 @@
 //! Strict YAML loading: unknown keys and wrong types are errors that name the file, line and
 //! column; positions of values found wrong after parsing are looked up in the source text.
 
+use std::io::Read;
 use std::path::Path;
 
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use crate::error::{Error, Position, Result};
 
@@ -13,11 +14,95 @@ pub struct Parsed<T> {
     pub text: String,
 }
 
+/// The largest YAML file read (fixture.yaml, scenario files): they are a few KB.
+pub const MAX_YAML_BYTES: u64 = 4 << 20;
+/// The largest results or report file read.
+pub const MAX_JSON_BYTES: u64 = 256 << 20;
+/// The most bytes of scalars a YAML document may hold once its aliases are expanded: an alias
+/// bomb (thousands of aliases of one big string) is refused before it is built.
+pub const MAX_YAML_EXPANDED_BYTES: usize = 16 << 20;
+/// The deepest nesting of flow collections (`[`, `{`) a YAML file may have; deeper nesting makes
+/// the YAML scanner quadratic. Block nesting is bounded by the deserializer (128 levels).
+pub const MAX_YAML_FLOW_DEPTH: usize = 64;
+
 /// Reads and parses `path` into `T`.
 pub fn load<T: DeserializeOwned>(path: &Path) -> Result<Parsed<T>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io("read", path, e))?;
+    let text = read_text(path)?;
     let value = parse(path, &text)?;
     Ok(Parsed { value, text })
+}
+
+/// Reads an input file (YAML or JSON) as UTF-8 text: a missing, unreadable, non-regular (a FIFO, a
+/// device, a folder), too large or non-UTF-8 file is invalid input naming the file, never a hang
+/// or an internal error.
+pub fn read_text(path: &Path) -> Result<String> {
+    let limit = match path.extension().and_then(|e| e.to_str()) {
+        Some("json") => MAX_JSON_BYTES,
+        _ => MAX_YAML_BYTES,
+    };
+    let bytes = read_input(path, limit)?;
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = valid.iter().filter(|b| **b == b'\n').count() + 1;
+        let column = valid.iter().rev().take_while(|b| **b != b'\n').count() + 1;
+        Error::invalid_at(
+            path,
+            Some(Position { line, column }),
+            "the file is not UTF-8 text",
+        )
+    })
+}
+
+/// Reads at most `limit` bytes of a regular file. The file is opened without blocking and its
+/// type checked on the open handle, so a FIFO put in its place is refused rather than waited on.
+pub fn read_input(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let describe = |e: &std::io::Error| match e.kind() {
+        std::io::ErrorKind::NotFound => "the file does not exist".to_owned(),
+        std::io::ErrorKind::PermissionDenied => {
+            "the file cannot be read: permission denied".to_owned()
+        }
+        _ => format!("the file cannot be read: {e}"),
+    };
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| Error::invalid(path, describe(&e)))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| Error::invalid(path, describe(&e)))?;
+    if !meta.is_file() {
+        let kind = if meta.is_dir() {
+            "a folder"
+        } else {
+            "not a regular file (a FIFO, socket or device)"
+        };
+        return Err(Error::invalid(
+            path,
+            format!("{kind}: only regular files are read"),
+        ));
+    }
+    if meta.len() > limit {
+        return Err(Error::invalid(
+            path,
+            format!(
+                "the file is {} bytes; the limit is {limit} bytes",
+                meta.len()
+            ),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::invalid(path, describe(&e)))?;
+    if bytes.len() as u64 > limit {
+        return Err(Error::invalid(
+            path,
+            format!("the file is larger than the limit of {limit} bytes"),
+        ));
+    }
+    Ok(bytes)
 }
 
 /// Parses `text` (read from `path`) into `T`.
@@ -29,6 +114,7 @@ pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T> {
     {
         return Err(Error::invalid(path, "the file is empty"));
     }
+    check_limits(path, text)?;
     yaml_serde::from_str(text).map_err(|e| {
         let position = e.location().map(|l| Position {
             line: l.line(),
@@ -36,6 +122,136 @@ pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T> {
         });
         Error::invalid_at(path, position, strip_position(&e.to_string()))
     })
+}
+
+/// Refuses flow nesting deeper than [`MAX_YAML_FLOW_DEPTH`] (counted on the raw text, before the
+/// scanner sees it) and documents whose scalars, aliases expanded, exceed
+/// [`MAX_YAML_EXPANDED_BYTES`] (measured by walking the document without building it).
+fn check_limits(path: &Path, text: &str) -> Result<()> {
+    let mut depth = 0usize;
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_YAML_FLOW_DEPTH {
+                    let before = &text.as_bytes()[..i];
+                    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+                    let column = before.iter().rev().take_while(|b| **b != b'\n').count() + 1;
+                    return Err(Error::invalid_at(
+                        path,
+                        Some(Position { line, column }),
+                        format!("YAML nested deeper than {MAX_YAML_FLOW_DEPTH} levels"),
+                    ));
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    let mut budget = MAX_YAML_EXPANDED_BYTES;
+    let walked = yaml_serde::Deserializer::from_str(text).deserialize_any(Budget(&mut budget));
+    match walked {
+        Err(e) if e.to_string().contains(BUDGET_EXCEEDED) => Err(Error::invalid(
+            path,
+            format!(
+                "the YAML document expands (through its aliases) to more than {MAX_YAML_EXPANDED_BYTES} bytes"
+            ),
+        )),
+        Err(e) if e.to_string().contains("recursion limit exceeded") => Err(Error::invalid_at(
+            path,
+            e.location().map(|l| Position {
+                line: l.line(),
+                column: l.column(),
+            }),
+            "YAML nested deeper than 128 levels",
+        )),
+        // Other errors are reported, with their position, by the real parse.
+        _ => Ok(()),
+    }
+}
+
+const BUDGET_EXCEEDED: &str = "gatebench: YAML expansion budget exceeded";
+
+/// Walks a YAML document, subtracting the length of every scalar visited (aliases are replayed by
+/// the deserializer, so they count every time) and failing when the budget runs out.
+struct Budget<'b>(&'b mut usize);
+
+impl Budget<'_> {
+    fn spend<E: serde::de::Error>(&mut self, n: usize) -> std::result::Result<(), E> {
+        // Every node costs at least one byte, so a billion tiny aliased nodes are refused too.
+        match self.0.checked_sub(n.max(1)) {
+            Some(left) => {
+                *self.0 = left;
+                Ok(())
+            }
+            None => Err(E::custom(BUDGET_EXCEEDED)),
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for Budget<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any YAML value")
+    }
+
+    fn visit_bool<E: serde::de::Error>(mut self, _: bool) -> std::result::Result<(), E> {
+        self.spend(1)
+    }
+    fn visit_i64<E: serde::de::Error>(mut self, _: i64) -> std::result::Result<(), E> {
+        self.spend(8)
+    }
+    fn visit_u64<E: serde::de::Error>(mut self, _: u64) -> std::result::Result<(), E> {
+        self.spend(8)
+    }
+    fn visit_f64<E: serde::de::Error>(mut self, _: f64) -> std::result::Result<(), E> {
+        self.spend(8)
+    }
+    fn visit_str<E: serde::de::Error>(mut self, v: &str) -> std::result::Result<(), E> {
+        self.spend(v.len())
+    }
+    fn visit_unit<E: serde::de::Error>(mut self) -> std::result::Result<(), E> {
+        self.spend(1)
+    }
+    fn visit_none<E: serde::de::Error>(mut self) -> std::result::Result<(), E> {
+        self.spend(1)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
+        let budget = self.0;
+        while seq.next_element_seed(BudgetSeed(budget))?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<(), A::Error> {
+        let budget = self.0;
+        while map.next_key_seed(BudgetSeed(budget))?.is_some() {
+            map.next_value_seed(BudgetSeed(budget))?;
+        }
+        Ok(())
+    }
+    fn visit_enum<A: serde::de::EnumAccess<'de>>(
+        self,
+        data: A,
+    ) -> std::result::Result<(), A::Error> {
+        use serde::de::VariantAccess;
+        let (IgnoredAny, variant) = data.variant::<IgnoredAny>()?;
+        variant.newtype_variant_seed(BudgetSeed(self.0))
+    }
+}
+
+struct BudgetSeed<'b>(&'b mut usize);
+
+impl<'de> serde::de::DeserializeSeed<'de> for BudgetSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+        d.deserialize_any(Budget(self.0))
+    }
 }
 
 /// yaml_serde appends " at line L column C" to its messages; the error type already carries the

@@ -56,6 +56,39 @@ pub struct RunResults {
     /// Set when this run re-scored a recorded one (`gatebench replay`): the recorded run's id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay_of: Option<String>,
+    /// How an external pipeline's processes were isolated (sandbox, containment, network).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<crate::pipeline::round::IsolationInfo>,
+    /// Each trial's opaque case id (what the pipeline saw in `GATEBENCH_CASE` and in folder
+    /// names) and the fixture and trial it stands for.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub cases: std::collections::BTreeMap<String, CaseRef>,
+}
+
+/// The fixture and trial behind a case id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CaseRef {
+    pub fixture: String,
+    pub trial: u32,
+}
+
+/// The case id of every (fixture, trial) of a run.
+pub fn cases_of(
+    scenario: &str,
+    trials: &[(String, u32)],
+) -> std::collections::BTreeMap<String, CaseRef> {
+    trials
+        .iter()
+        .map(|(fixture, trial)| {
+            (
+                crate::repo::workdir::case_id(scenario, fixture, *trial),
+                CaseRef {
+                    fixture: fixture.clone(),
+                    trial: *trial,
+                },
+            )
+        })
+        .collect()
 }
 
 /// Trials taken from the result cache and trials run.
@@ -128,8 +161,13 @@ impl RunResults {
 
 /// Reads a results file.
 pub fn read(path: &Path) -> Result<RunResults> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io("read", path, e))?;
-    let results: RunResults = serde_json::from_str(&text).map_err(|e| {
+    let text = crate::corpus::yaml::read_text(path)?;
+    parse(path, &text)
+}
+
+/// Parses the text of a results file read from `path`.
+pub fn parse(path: &Path, text: &str) -> Result<RunResults> {
+    let results: RunResults = serde_json::from_str(text).map_err(|e| {
         Error::invalid_at(
             path,
             Some(crate::error::Position {

@@ -305,6 +305,13 @@ fn run_lines(results: &RunResults) -> Vec<String> {
             m.modified_repo
         ));
     }
+    if let Some(i) = &results.isolation {
+        lines.push(format!(
+            "isolation: sandbox {}, containment {}, network {}",
+            i.sandbox, i.containment, i.network
+        ));
+        lines.extend(i.warnings());
+    }
     if let Some(c) = &results.cache {
         lines.push(if c.disabled {
             format!("cache: not read (--no-cache); {} trial(s) run", c.misses)

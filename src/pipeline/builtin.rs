@@ -15,6 +15,21 @@ use crate::pipeline::round::{Pipeline, RoundInput, RoundOutput, RoundRun};
 /// the title patterns that tell them apart before its default (empty pattern); the first row that
 /// matches a finding's `validator` and title gives its kind.
 const GATE_KINDS: &[(&str, Kind, &str)] = &[
+    // The checks that recompute a claim from the repository.
+    ("obligation-implemented", Kind::ObligationNotImplemented, ""),
+    ("unrequested-public-symbol", Kind::UnrequestedChange, ""),
+    (
+        "test-receipt-log",
+        Kind::TestFailing,
+        r"records failed tests|is not passed in",
+    ),
+    (
+        "test-receipt-log",
+        Kind::EvidenceLogMismatch,
+        r"totals disagree|shows no test result",
+    ),
+    ("test-receipt-log", Kind::EvidenceMissing, ""),
+    ("task-dependencies", Kind::TraceabilityMismatch, ""),
     (
         "task-set-complete",
         Kind::TraceabilityMismatch,

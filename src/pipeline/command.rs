@@ -9,9 +9,13 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use crate::corpus::scenario::{CommandLine, CommandSpec, KindRule};
-use crate::pipeline::round::{FixInput, FixRun, Pipeline, RoundInput, RoundOutput, RoundRun};
-use gatebench_process::{self as process, ProcessRecord, Spawn};
+use crate::corpus::scenario::{
+    CommandLine, CommandSpec, KindRule, Network, PipelineSpec, SandboxMode,
+};
+use crate::pipeline::round::{
+    FixInput, FixRun, IsolationInfo, Pipeline, RoundInput, RoundOutput, RoundRun,
+};
+use gatebench_process::{self as process, Isolation, ProcessRecord, Sandbox, Spawn};
 use gatebench_report::check as report_check;
 use gatebench_report::Cost;
 
@@ -40,6 +44,106 @@ pub struct CommandPipeline {
     fingerprint: String,
     /// The scenario's `kinds:` mapping (scoring only: not part of the fingerprint).
     kinds: Vec<KindRule>,
+    /// What every round of this pipeline may read and write besides its own trial's folders;
+    /// `None` when the sandbox is off or the kernel has no Landlock.
+    sandbox: Option<Sandbox>,
+    /// `HOME` / `TMPDIR` as the scenario gives them: `Some(true)` when its `env` sets them (the
+    /// folder is then writable in the sandbox), `Some(false)` when `env_allowlist` names them
+    /// (gatebench's own value is kept, and only what `sandbox:` lists in it is reachable),
+    /// `None`: sandboxed rounds get private, empty ones.
+    own_home: Option<bool>,
+    own_tmp: Option<bool>,
+    no_network: bool,
+    isolation: IsolationInfo,
+}
+
+/// Checks what a command pipeline asks of the machine before anything runs: `sandbox: required`
+/// needs Landlock, `network: none` needs network namespaces.
+pub fn preflight(spec: &PipelineSpec) -> Result<(), String> {
+    let PipelineSpec::Command(spec) = spec else {
+        return Ok(());
+    };
+    if spec.sandbox.mode() == SandboxMode::Required && process::landlock_abi().is_none() {
+        return Err(
+            "the scenario says `sandbox: required` but this kernel has no Landlock \
+                    (see the README, \"The sandbox\")"
+                .into(),
+        );
+    }
+    if spec.network == Network::None && !process::network_isolation_available() {
+        return Err(
+            "the scenario says `network: none` but this machine does not allow a new \
+                    network namespace (unprivileged user namespaces are off)"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// How the scenario gives `name` (`HOME`, `TMPDIR`): see `CommandPipeline::own_home`.
+fn own_var(spec: &CommandSpec, name: &str) -> Option<bool> {
+    if spec.env.contains_key(name) {
+        Some(true)
+    } else if spec.env_allowlist.iter().any(|n| n == name) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// Whether granting `grant` would expose `protected` (one holds the other).
+fn exposes(grant: &Path, protected: &[PathBuf]) -> bool {
+    protected
+        .iter()
+        .any(|p| p.starts_with(grant) || grant.starts_with(p))
+}
+
+/// A path the scenario's `sandbox:` lists: `~/` is gatebench's `HOME`, a relative path is
+/// relative to the scenario's folder.
+fn scenario_path(word: &str, dir: &Path) -> PathBuf {
+    match (word.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => Path::new(&home).join(rest),
+        _ => dir.join(word),
+    }
+}
+
+/// The folders and files every round of a sandboxed pipeline may read and write, besides its own
+/// repository and scratch folders: system locations and the toolchains on `PATH` (unless one
+/// holds, or is inside, the project, the scenario's folder or the fixtures), the gatebench
+/// binary, the files the command names, and what the scenario lists.
+fn sandbox_of(spec: &CommandSpec, dir: &Path, env: &[(String, String)]) -> Sandbox {
+    let mut protected: Vec<PathBuf> = vec![dir.to_path_buf()];
+    if let Some(parent) = dir.parent() {
+        protected.push(parent.to_path_buf());
+    }
+    if let Ok(cwd) = std::env::current_dir() {
+        protected.push(process::real(&cwd));
+    }
+    let path_var = env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map_or(String::new(), |(_, v)| v.clone());
+    let mut read: Vec<PathBuf> = process::SYSTEM_READ
+        .iter()
+        .map(PathBuf::from)
+        .chain(std::env::split_paths(&path_var).map(|p| process::real(&p)))
+        .filter(|p| p.is_absolute() && !exposes(p, &protected))
+        .collect();
+    if let Some(bin) = gatebench_bin() {
+        read.push(process::real(Path::new(&bin)));
+    }
+    read.extend(
+        named_files(spec, dir)
+            .into_iter()
+            .map(|(name, _)| process::real(&resolve_name(&name, dir))),
+    );
+    let (more_read, more_write) = spec.sandbox.paths();
+    read.extend(more_read.iter().map(|w| scenario_path(w, dir)));
+    let mut write: Vec<PathBuf> = process::SYSTEM_DEVICES.iter().map(PathBuf::from).collect();
+    write.extend(more_write.iter().map(|w| scenario_path(w, dir)));
+    read.sort();
+    read.dedup();
+    Sandbox { read, write }
 }
 
 /// The file a command-line word names, when it is a relative path (it has a slash and is not an
@@ -78,31 +182,95 @@ fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// The files a spec names that exist under `dir` (argv words and `files:`), by the name written,
-/// with the sha256 of their content; a `files:` entry that does not exist is recorded as missing.
+/// The words of a string command that name a file: split at blanks and shell punctuation,
+/// quotes dropped, `$GATEBENCH_SCENARIO_DIR` replaced by the scenario's folder; a word counts when
+/// it has a slash and names an existing file (absolute, or relative to the scenario's folder).
+fn shell_words(line: &str, dir: &Path) -> Vec<String> {
+    let dir_text = dir.display().to_string();
+    line.replace("${GATEBENCH_SCENARIO_DIR}", &dir_text)
+        .replace("$GATEBENCH_SCENARIO_DIR", &dir_text)
+        .split(|c: char| c.is_whitespace() || ";|&()<>`".contains(c))
+        .map(|w| w.trim_matches(|c| c == '"' || c == '\''))
+        .filter(|w| w.contains('/') && !w.starts_with('-'))
+        .filter(|w| resolve_name(w, dir).is_file())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A name from a spec as a path: absolute as is, else relative to the scenario's folder.
+fn resolve_name(name: &str, dir: &Path) -> PathBuf {
+    if Path::new(name).is_absolute() {
+        name.into()
+    } else {
+        dir.join(name)
+    }
+}
+
+/// The program a command line starts, resolved on gatebench's `PATH` (`sh` for a string).
+fn program_of(line: &CommandLine) -> Option<PathBuf> {
+    let program = match line {
+        CommandLine::Argv(argv) => argv.first()?.clone(),
+        CommandLine::Shell(_) => "sh".into(),
+    };
+    if program.contains('/') {
+        return None;
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(&program))
+        .find(|p| p.is_file())
+}
+
+/// The files a spec names (argv words that name a file under `dir`, words of a string command
+/// that name a file, and `files:`), by the name written, with the sha256 of their content (read
+/// streaming); a `files:` entry that does not exist is recorded as missing. Then the program each
+/// command line starts, by its resolved path.
 fn named_files(spec: &CommandSpec, dir: &Path) -> Vec<(String, String)> {
-    let mut names: Vec<&String> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
     let mut lines = vec![&spec.command];
     if let Some(f) = &spec.fixer {
         lines.push(&f.command);
     }
-    for line in lines {
-        if let CommandLine::Argv(argv) = line {
-            names.extend(argv.iter().filter(|w| named_file(w, dir).is_some()));
+    for line in &lines {
+        match line {
+            CommandLine::Argv(argv) => names.extend(
+                argv.iter()
+                    .filter(|w| named_file(w, dir).is_some())
+                    .cloned(),
+            ),
+            CommandLine::Shell(text) => names.extend(shell_words(text, dir)),
         }
     }
-    names.extend(&spec.files);
+    names.extend(spec.files.iter().cloned());
+    names.extend(
+        lines
+            .iter()
+            .filter_map(|l| program_of(l))
+            .map(|p| p.display().to_string()),
+    );
     names.sort();
     names.dedup();
     names
         .into_iter()
         .map(|name| {
-            let hash = std::fs::read(dir.join(name))
-                .map(|bytes| sha256_hex(&bytes))
-                .unwrap_or_else(|_| "missing".into());
-            (name.clone(), hash)
+            let hash = hash_file(&resolve_name(&name, dir)).unwrap_or_else(|| "missing".into());
+            (name, hash)
         })
         .collect()
+}
+
+/// The sha256 of a file's content, read in blocks.
+fn hash_file(path: &Path) -> Option<String> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut hasher = Sha256::new();
+    std::io::copy(&mut file, &mut hasher).ok()?;
+    Some(
+        hasher
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
+    )
 }
 
 /// The environment a command starts from: the inherited variables that are set, then `env`.
@@ -131,12 +299,44 @@ impl CommandPipeline {
     pub fn new(spec: &CommandSpec, scenario_dir: &Path) -> CommandPipeline {
         let dir = std::fs::canonicalize(scenario_dir).unwrap_or_else(|_| scenario_dir.into());
         let mut base_env = base_env(spec);
-        base_env.push(("GATEBENCH_SCENARIO_DIR".into(), dir.display().to_string()));
+        let mentions_dir = [Some(&spec.command), spec.fixer.as_ref().map(|f| &f.command)]
+            .into_iter()
+            .flatten()
+            .any(|l| matches!(l, CommandLine::Shell(t) if t.contains("GATEBENCH_SCENARIO_DIR")));
+        if spec.scenario_dir_env || mentions_dir {
+            base_env.push(("GATEBENCH_SCENARIO_DIR".into(), dir.display().to_string()));
+        }
         if let Some(bin) = gatebench_bin() {
             base_env.push(("GATEBENCH_BIN".into(), bin));
         }
+        let landlock = process::landlock_abi().is_some();
+        let sandbox = (spec.sandbox.mode() != SandboxMode::None && landlock)
+            .then(|| sandbox_of(spec, &dir, &base_env));
+        let isolation = IsolationInfo {
+            sandbox: match (spec.sandbox.mode(), landlock) {
+                (SandboxMode::None, _) => "none",
+                (_, true) => "on",
+                (_, false) => "unavailable",
+            }
+            .into(),
+            containment: match process::containment() {
+                process::Containment::PidNamespace => "pid-namespace",
+                process::Containment::ProcessGroupOnly => "process-group",
+            }
+            .into(),
+            network: match spec.network {
+                Network::Host => "host",
+                Network::None => "none",
+            }
+            .into(),
+        };
         CommandPipeline {
             kinds: spec.kinds.clone(),
+            sandbox,
+            own_home: own_var(spec, "HOME"),
+            own_tmp: own_var(spec, "TMPDIR"),
+            no_network: spec.network == Network::None,
+            isolation,
             name: format!("command: {}", spec.command.display()),
             verifier: resolve(&spec.command, spec.timeout_secs, &dir),
             fixer: spec
@@ -148,10 +348,54 @@ impl CommandPipeline {
         }
     }
 
+    /// The isolation of one round (or fixer run): the pipeline's sandbox plus the trial's
+    /// repository and scratch folder; private `HOME` and `TMPDIR` folders are created under the
+    /// scratch folder and set in `env`.
+    fn isolation_for(
+        &self,
+        input: &RoundInput<'_>,
+        env: &mut Vec<(String, String)>,
+    ) -> Result<Isolation, String> {
+        let Some(base) = &self.sandbox else {
+            return Ok(Isolation {
+                contain: true,
+                sandbox: None,
+                no_network: self.no_network,
+            });
+        };
+        let mut sandbox = base.clone();
+        sandbox.write.extend([
+            process::real(input.work_dir),
+            process::real(input.repo_dir),
+            process::real(input.scratch_dir),
+        ]);
+        for (name, own, folder) in [
+            ("HOME", self.own_home, "home"),
+            ("TMPDIR", self.own_tmp, "tmp"),
+        ] {
+            if let Some(grant) = own {
+                if let (true, Some((_, v))) = (grant, env.iter().find(|(k, _)| k == name)) {
+                    sandbox.write.push(PathBuf::from(v));
+                }
+                continue;
+            }
+            let private = input.scratch_dir.join(folder);
+            std::fs::create_dir_all(&private)
+                .map_err(|e| format!("gatebench could not create {}: {e}", private.display()))?;
+            env.retain(|(k, _)| k != name);
+            env.push((name.into(), private.display().to_string()));
+        }
+        Ok(Isolation {
+            contain: true,
+            sandbox: Some(sandbox),
+            no_network: self.no_network,
+        })
+    }
+
     fn env(&self, input: &RoundInput<'_>, more: &[(&str, &Path)]) -> Vec<(String, String)> {
         let mut env = self.base_env.clone();
         env.extend([
-            ("GATEBENCH_FIXTURE".into(), input.fixture_id.to_owned()),
+            ("GATEBENCH_CASE".into(), input.case_id.to_owned()),
             ("GATEBENCH_ROUND".into(), input.round.to_string()),
             ("GATEBENCH_TRIAL".into(), input.trial.to_string()),
             ("GATEBENCH_BASE".into(), input.base_ref.to_owned()),
@@ -192,14 +436,32 @@ enum ReportFile {
     Bytes(Vec<u8>),
 }
 
+/// Reads the report, only when it is a regular file: opened without following a symbolic link
+/// and without blocking (a FIFO left at the path would otherwise block the open forever), then
+/// checked with fstat on the open descriptor before a byte is read, and read up to a bound.
 fn read_report(path: &Path) -> ReportFile {
-    let file = match std::fs::File::open(path) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+    {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return ReportFile::Missing,
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return ReportFile::Unreadable("the report path is a symbolic link".into())
+        }
         Err(e) => return ReportFile::Unreadable(format!("the report could not be read: {e}")),
     };
-    if file.metadata().is_ok_and(|m| !m.is_file()) {
-        return ReportFile::Unreadable("the report path is not a file".into());
+    match file.metadata() {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => {
+            return ReportFile::Unreadable(
+                "the report path is not a regular file (a FIFO, a device, a socket or a folder)"
+                    .into(),
+            )
+        }
+        Err(e) => return ReportFile::Unreadable(format!("the report could not be read: {e}")),
     }
     let mut bytes = Vec::new();
     match file.take(MAX_REPORT_BYTES + 1).read_to_end(&mut bytes) {
@@ -270,13 +532,26 @@ impl Pipeline for CommandPipeline {
             };
         }
         let report = dir.join("report.json");
-        let env = self.env(input, &[("GATEBENCH_REPORT", &report)]);
-        let process = process::run(&Spawn {
-            argv: &self.verifier.argv,
-            cwd: input.work_dir,
-            env: &env,
-            timeout: self.verifier.timeout,
-        });
+        let mut env = self.env(input, &[("GATEBENCH_REPORT", &report)]);
+        let isolation = match self.isolation_for(input, &mut env) {
+            Ok(i) => i,
+            Err(reason) => {
+                return RoundRun {
+                    output: RoundOutput::Error(reason),
+                    process: None,
+                    report_file: None,
+                }
+            }
+        };
+        let process = process::run_isolated(
+            &Spawn {
+                argv: &self.verifier.argv,
+                cwd: input.work_dir,
+                env: &env,
+                timeout: self.verifier.timeout,
+            },
+            &isolation,
+        );
         RoundRun {
             output: interpret(&process, &report, self.verifier.timeout),
             process: Some(process),
@@ -295,20 +570,36 @@ impl Pipeline for CommandPipeline {
             .scratch_dir
             .join(format!("fix-after-round-{}", input.round.round));
         let cost_file = dir.join("cost.json");
-        let setup = fresh_dir(&dir);
-        let env = self.env(
+        let mut setup = fresh_dir(&dir);
+        let mut env = self.env(
             &input.round,
             &[
                 ("GATEBENCH_LAST_REPORT", input.last_report),
                 ("GATEBENCH_FIX_COST", &cost_file),
             ],
         );
-        let process = process::run(&Spawn {
-            argv: &fixer.argv,
-            cwd: input.round.work_dir,
-            env: &env,
-            timeout: fixer.timeout,
-        });
+        let isolation = match self.isolation_for(&input.round, &mut env) {
+            Ok(i) => i,
+            Err(e) => {
+                // Never run a fixer outside its sandbox: a sandbox that allows nothing cannot
+                // even start it, and the fixer's error says why.
+                setup = Err(e);
+                Isolation {
+                    contain: true,
+                    sandbox: Some(Sandbox::default()),
+                    no_network: self.no_network,
+                }
+            }
+        };
+        let process = process::run_isolated(
+            &Spawn {
+                argv: &fixer.argv,
+                cwd: input.round.work_dir,
+                env: &env,
+                timeout: fixer.timeout,
+            },
+            &isolation,
+        );
         let mut error = setup.err();
         if process.timed_out {
             error = Some(
@@ -338,5 +629,9 @@ impl Pipeline for CommandPipeline {
 
     fn fingerprint(&self) -> Option<&str> {
         Some(&self.fingerprint)
+    }
+
+    fn isolation(&self) -> Option<IsolationInfo> {
+        Some(self.isolation.clone())
     }
 }

@@ -7,13 +7,61 @@ use std::path::Path;
 use crate::corpus::scenario::KindRule;
 use gatebench_process::ProcessRecord;
 use gatebench_report::{Cost, Report};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// How an external pipeline's processes were isolated in a run (recorded in `results.json` and
+/// shown in the summary).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct IsolationInfo {
+    /// `on` (Landlock enforced), `none` (the scenario turned it off) or `unavailable` (the kernel
+    /// has no Landlock: nothing kept the pipeline from reading the answers).
+    pub sandbox: String,
+    /// `pid-namespace` (every process a round starts dies with it) or `process-group` (a child
+    /// that called `setsid` may outlive its round).
+    pub containment: String,
+    /// `host` or `none` (an empty network namespace).
+    pub network: String,
+}
+
+impl IsolationInfo {
+    /// The lines the summary shows when the isolation is weaker than the default.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        match self.sandbox.as_str() {
+            "none" => out.push(
+                "SANDBOX OFF: the scenario says `sandbox: none`; the pipeline could read the \
+                 fixtures (the answers)"
+                    .to_owned(),
+            ),
+            "unavailable" => out.push(
+                "SANDBOX UNAVAILABLE: this kernel has no Landlock; the pipeline could read the \
+                 fixtures (the answers)"
+                    .to_owned(),
+            ),
+            _ => {}
+        }
+        if self.containment != "pid-namespace" {
+            out.push(
+                "NO PID NAMESPACE: processes a verifier moved out of its process group may have \
+                 outlived their round"
+                    .to_owned(),
+            );
+        }
+        out
+    }
+}
 
 /// What a pipeline is told about the round it runs.
 #[derive(Debug, Clone)]
 pub struct RoundInput<'a> {
     /// The repository's work tree; the pipeline runs here.
     pub work_dir: &'a Path,
-    pub fixture_id: &'a str,
+    /// The main repository (equal to `work_dir` unless the fixture uses a linked worktree).
+    pub repo_dir: &'a Path,
+    /// The trial's opaque case id (`repo::workdir::case_id`): what an external pipeline is told
+    /// instead of the fixture id, which would name the answer.
+    pub case_id: &'a str,
     /// 1-based.
     pub round: u32,
     /// 0-based.
@@ -81,6 +129,10 @@ pub trait Pipeline: Send + Sync {
     /// cache; `None` means its results are never cached (the in-process gates are part of
     /// gatebench itself, and fast).
     fn fingerprint(&self) -> Option<&str> {
+        None
+    }
+    /// How the pipeline's processes are isolated; `None` for in-process pipelines.
+    fn isolation(&self) -> Option<IsolationInfo> {
         None
     }
 }

@@ -131,19 +131,55 @@ fn walk(
                 .map(|t| t.display().to_string())
                 .unwrap_or_default();
             entries.insert(key, format!("link {target}"));
-        } else {
-            let value = match std::fs::read(child.path()) {
-                Ok(bytes) => {
-                    let digest = Sha256::digest(&bytes);
-                    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-                    format!("file {}{hex}", mode_of(&child))
-                }
+        } else if kind.is_file() {
+            let value = match hash_regular(&child.path()) {
+                Ok(hex) => format!("file {}{hex}", mode_of(&child)),
                 Err(e) => format!("unreadable {e}"),
             };
             entries.insert(key, value);
+        } else {
+            // A FIFO, a socket or a device is never opened: opening a FIFO blocks until someone
+            // writes, and reading a device may never end. Its kind is its fingerprint.
+            entries.insert(key, format!("special {}", special_kind(&kind)));
         }
     }
     Ok(())
+}
+
+/// The sha256 of a regular file, read in blocks (bounded memory, whatever its size). Opened
+/// without following a link and without blocking, and checked to be a regular file on the open
+/// descriptor: a file swapped for a FIFO after the directory was listed is not read either.
+fn hash_regular(path: &Path) -> std::io::Result<String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut hasher = Sha256::new();
+    std::io::copy(&mut file, &mut hasher)?;
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+fn special_kind(kind: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        "fifo"
+    } else if kind.is_socket() {
+        "socket"
+    } else if kind.is_block_device() {
+        "block-device"
+    } else if kind.is_char_device() {
+        "char-device"
+    } else {
+        "unknown"
+    }
 }
 
 fn mode_of(entry: &std::fs::DirEntry) -> &'static str {
@@ -194,6 +230,47 @@ mod tests {
             before.changed(&take(dir.path()).unwrap()),
             vec!["a.txt", "index:a.txt"]
         );
+    }
+
+    #[test]
+    fn a_fifo_and_a_socket_are_changes_and_are_never_opened() {
+        let dir = repo_with_file();
+        let before = take(dir.path()).unwrap();
+        let fifo = dir.path().join("pipe");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo on a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let _socket = std::os::unix::net::UnixListener::bind(dir.path().join("sock")).unwrap();
+        // A FIFO opened for reading would block this call forever (no writer ever comes).
+        let after = take(dir.path()).unwrap();
+        assert_eq!(before.changed(&after), vec!["pipe", "sock"]);
+        assert_eq!(after.entries["pipe"], "special fifo");
+        assert_eq!(after.entries["sock"], "special socket");
+    }
+
+    #[test]
+    fn a_large_file_is_hashed_by_content_in_blocks() {
+        let dir = repo_with_file();
+        let before = take(dir.path()).unwrap();
+        let big = dir.path().join("big.bin");
+        let mut f = std::fs::File::create(&big).unwrap();
+        let block = vec![7u8; 1 << 20];
+        for _ in 0..3 {
+            std::io::Write::write_all(&mut f, &block).unwrap();
+        }
+        drop(f);
+        let after = take(dir.path()).unwrap();
+        let mut whole = Sha256::new();
+        for _ in 0..3 {
+            whole.update(&block);
+        }
+        let hex: String = whole
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(after.entries["big.bin"], format!("file {hex}"));
+        assert_eq!(before.changed(&after), vec!["big.bin"]);
     }
 
     #[test]

@@ -1,13 +1,87 @@
 //! Where materialized repositories live: one temporary root per run under a folder the user can
-//! choose (tmpfs makes materialization several times faster), removed at the end and on Ctrl-C,
-//! unless the user asked to keep it.
+//! choose (by default `/dev/shm` when it exists, else the system temp dir: never the project, so
+//! a verifier cannot find the fixtures beside its repository), removed at the end and on Ctrl-C,
+//! unless the user asked to keep it. A root holds a lock file locked (flock) for the run's life;
+//! the next run removes the roots of runs that died (their lock is free). Trial folders are
+//! named by opaque case ids, never by fixture ids.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use sha2::{Digest, Sha256};
+
 use crate::error::{Error, Result};
+
+/// The lock file inside every work root, held (flock, exclusive) while its run lives.
+const LOCK_FILE: &str = ".lock";
+/// The prefix of every work root's folder name.
+const PREFIX: &str = "gatebench-";
+
+/// The opaque id of one trial: the first 12 hex digits of sha256 over the scenario name, the
+/// fixture id and the trial index. A pipeline sees this (in `GATEBENCH_CASE` and folder names)
+/// instead of the fixture id, which would name the answer; `results.json` maps it back.
+pub fn case_id(scenario: &str, fixture_id: &str, trial: u32) -> String {
+    let digest = Sha256::digest(format!("{scenario}\0{fixture_id}\0{trial}").as_bytes());
+    digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
+}
+
+/// The default parent of work roots: `/dev/shm` (tmpfs) when it is a writable folder, else the
+/// system temp dir.
+pub fn default_parent() -> PathBuf {
+    let shm = Path::new("/dev/shm");
+    let writable = shm.is_dir()
+        && tempfile::Builder::new()
+            .prefix(".gatebench-probe-")
+            .tempfile_in(shm)
+            .is_ok();
+    if writable {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    }
+}
+
+/// Takes the lock of `dir` without waiting; `None` when another process holds it.
+fn try_lock(lock_path: &Path) -> Option<std::fs::File> {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(lock_path)
+        .ok()?;
+    // SAFETY: flock on a descriptor we own.
+    let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;
+    locked.then_some(file)
+}
+
+/// Removes the work roots under `parent` left by runs that died (killed before they could clean
+/// up): a root whose lock file nobody holds. A live run's root is locked and never touched; a
+/// root without a lock file (an older gatebench, or one being created this instant) is left.
+/// Returns the roots removed.
+pub fn remove_dead_roots(parent: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return Vec::new();
+    };
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let is_root = entry.file_name().to_string_lossy().starts_with(PREFIX)
+            && entry.file_type().is_ok_and(|t| t.is_dir());
+        let lock = path.join(LOCK_FILE);
+        if !is_root || !lock.is_file() {
+            continue;
+        }
+        if let Some(_held) = try_lock(&lock) {
+            if std::fs::remove_dir_all(&path).is_ok() {
+                removed.push(path);
+            }
+        }
+    }
+    removed
+}
 
 fn live_roots() -> &'static Mutex<Vec<PathBuf>> {
     static ROOTS: OnceLock<Mutex<Vec<PathBuf>>> = OnceLock::new();
@@ -61,28 +135,49 @@ pub fn interrupt_and_remove_roots(grace: Duration) {
 pub struct WorkRoot {
     path: PathBuf,
     keep: bool,
+    /// Held while the run lives: the next run leaves a locked root alone.
+    _lock: Option<std::fs::File>,
 }
 
 impl WorkRoot {
-    /// Creates `gatebench-XXXXXX` under `parent` (the system temp dir when `None`).
+    /// Creates `gatebench-XXXXXX` under `parent` ([`default_parent`] when `None`), after removing
+    /// the roots of dead runs there.
     pub fn create(parent: Option<&Path>, keep: bool) -> Result<WorkRoot> {
-        let parent = parent
-            .map(Path::to_path_buf)
-            .unwrap_or_else(std::env::temp_dir);
+        let parent = parent.map(Path::to_path_buf).unwrap_or_else(default_parent);
         std::fs::create_dir_all(&parent)
             .map_err(|e| Error::io("create the work dir", &parent, e))?;
+        remove_dead_roots(&parent);
         let dir = tempfile::Builder::new()
-            .prefix("gatebench-")
+            .prefix(PREFIX)
             .tempdir_in(&parent)
             .map_err(|e| Error::io("create a temporary folder in", &parent, e))?;
         let path = dir.keep();
+        // A kept root gets no lock: it must survive the next run.
+        let lock = if keep {
+            None
+        } else {
+            let lock = try_lock(&path.join(LOCK_FILE));
+            if lock.is_none() {
+                let _ = std::fs::remove_dir_all(&path);
+                return Err(Error::io(
+                    "lock",
+                    path.join(LOCK_FILE),
+                    std::io::Error::other("the new work root could not be locked"),
+                ));
+            }
+            lock
+        };
         if !keep {
             live_roots()
                 .lock()
                 .map_err(|_| Error::Internal("work root registry poisoned".into()))?
                 .push(path.clone());
         }
-        Ok(WorkRoot { path, keep })
+        Ok(WorkRoot {
+            path,
+            keep,
+            _lock: lock,
+        })
     }
 
     pub fn path(&self) -> &Path {
@@ -93,9 +188,9 @@ impl WorkRoot {
         self.keep
     }
 
-    /// The folder for one trial of one fixture.
-    pub fn trial_dir(&self, fixture_id: &str, trial: u32) -> PathBuf {
-        self.path.join(format!("{fixture_id}.t{trial}"))
+    /// The folder of one trial, named by its case id ([`case_id`]).
+    pub fn trial_dir(&self, case_id: &str) -> PathBuf {
+        self.path.join(case_id)
     }
 }
 
@@ -107,5 +202,44 @@ impl Drop for WorkRoot {
                 roots.retain(|r| r != &self.path);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dead_runs_root_is_removed_and_a_live_ones_is_not() {
+        let parent = tempfile::tempdir().unwrap();
+        let live = WorkRoot::create(Some(parent.path()), false).unwrap();
+        std::fs::write(live.path().join("file"), "x").unwrap();
+        let dead = parent.path().join("gatebench-dead01");
+        std::fs::create_dir_all(dead.join("repo")).unwrap();
+        std::fs::write(dead.join(LOCK_FILE), "").unwrap();
+        let unlocked_other = parent.path().join("something-else");
+        std::fs::create_dir_all(&unlocked_other).unwrap();
+        let removed = remove_dead_roots(parent.path());
+        assert_eq!(removed, vec![dead.clone()]);
+        assert!(!dead.exists());
+        assert!(
+            live.path().join("file").exists(),
+            "a live run's root was touched"
+        );
+        assert!(unlocked_other.exists());
+        // A second run's root creation cleans up too, and still leaves the live one.
+        let second = WorkRoot::create(Some(parent.path()), false).unwrap();
+        assert!(live.path().join("file").exists());
+        drop(second);
+    }
+
+    #[test]
+    fn case_ids_are_opaque_stable_and_distinct() {
+        let a = case_id("default", "plan-rollback-missing", 0);
+        assert_eq!(a, case_id("default", "plan-rollback-missing", 0));
+        assert_ne!(a, case_id("default", "plan-rollback-missing", 1));
+        assert_ne!(a, case_id("other", "plan-rollback-missing", 0));
+        assert_eq!(a.len(), 12);
+        assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
     }
 }

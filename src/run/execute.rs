@@ -37,31 +37,83 @@ pub fn execute(
     options: &RunOptions,
     progress: &Progress<'_>,
 ) -> std::result::Result<Finished, Vec<Error>> {
-    let corpus = corpus::load(&options.fixtures_dir)?;
-    let corpus = match &options.scenario.spec.mutants {
-        Some(selection) => {
-            let (corpus, unviable) =
-                crate::mutate::generate::compose(corpus, selection).map_err(|e| vec![e])?;
-            eprintln!(
-                "mutants: {unviable} unviable (not run; `gatebench mutate --list` lists them)"
-            );
-            corpus
-        }
-        None => corpus,
-    };
-    check_category_bars(options, &corpus).map_err(|e| vec![e])?;
-    let selected = scenario::select(&corpus, &options.scenario.spec.fixtures, &options.filters)
-        .map_err(|e| vec![e])?;
-    if selected.is_empty() {
+    if !options.fixtures_dir.is_dir() {
         return Err(vec![Error::invalid(
             &options.scenario.file,
             format!(
-                "no fixture in {} matches the selection and filters",
+                "the fixtures folder {} does not exist (`fixtures_dir` of the scenario, or \
+                 --fixtures)",
                 options.fixtures_dir.display()
             ),
         )]);
     }
+    let corpus = corpus::load(&options.fixtures_dir)?;
+    let corpus = with_mutants(&options.scenario, corpus).map_err(|e| vec![e])?;
+    let selected = check_selection(
+        &options.scenario,
+        &options.fixtures_dir,
+        &corpus,
+        &options.filters,
+    )
+    .map_err(|e| vec![e])?;
     run_selected(options, &selected, progress).map_err(|e| vec![e])
+}
+
+/// The corpus with the viable mutants the scenario's `mutants:` generates (docs/MUTATION.md); the
+/// corpus as loaded when it has none.
+pub fn with_mutants(
+    scenario: &crate::corpus::scenario::Scenario,
+    corpus: corpus::Corpus,
+) -> Result<corpus::Corpus> {
+    match &scenario.spec.mutants {
+        Some(selection) => {
+            let (corpus, unviable) = crate::mutate::generate::compose(corpus, selection)?;
+            eprintln!(
+                "mutants: {unviable} unviable (not run; `gatebench mutate --list` lists them)"
+            );
+            Ok(corpus)
+        }
+        None => Ok(corpus),
+    }
+}
+
+/// What a scenario asks of a corpus, checked the same way by `run` and `check`: every category
+/// bar names a category, every include glob matches a fixture, and something is selected.
+pub fn check_selection<'c>(
+    scenario: &crate::corpus::scenario::Scenario,
+    fixtures_dir: &Path,
+    corpus: &'c corpus::Corpus,
+    filters: &[String],
+) -> Result<Vec<&'c corpus::Fixture>> {
+    check_category_bars(scenario, fixtures_dir, corpus)?;
+    for glob in &scenario.spec.fixtures.include {
+        let one = std::slice::from_ref(glob);
+        let matcher = scenario::Selection {
+            include: one.to_vec(),
+            ..Default::default()
+        };
+        if scenario::select(corpus, &matcher, &[])?.is_empty() {
+            return Err(Error::invalid_at(
+                &scenario.file,
+                None,
+                format!(
+                    "the include glob `{glob}` matches no fixture in {}",
+                    fixtures_dir.display()
+                ),
+            ));
+        }
+    }
+    let selected = scenario::select(corpus, &scenario.spec.fixtures, filters)?;
+    if selected.is_empty() {
+        return Err(Error::invalid(
+            &scenario.file,
+            format!(
+                "no fixture in {} matches the selection and filters",
+                fixtures_dir.display()
+            ),
+        ));
+    }
+    Ok(selected)
 }
 
 /// Runs already-selected fixtures.
@@ -73,12 +125,19 @@ pub fn run_selected(
     {
         let started_at = SystemTime::now();
         let clock = Instant::now();
+        crate::pipeline::command::preflight(&options.scenario.spec.pipeline)
+            .map_err(|reason| Error::invalid(&options.scenario.file, reason))?;
         let pipeline = select::from_spec(&options.scenario.spec.pipeline, &options.scenario.dir());
         let scoring = select::scoring(pipeline.as_ref());
         let (sharded, shard) = shard::split(selected, options.shard);
         let selected: &[&corpus::Fixture] = &sharded;
         let thresholds_spec = &options.scenario.spec.thresholds;
         let baseline = baseline::load(&options.scenario.file, thresholds_spec)?;
+        // An unwritable reports folder (or cache) is found now, not after every trial ran.
+        probe_writable(&options.reports_dir)?;
+        if pipeline.fingerprint().is_some() {
+            probe_writable(&options.reports_dir.join(".cache"))?;
+        }
         let work_root = WorkRoot::create(options.work_dir.as_deref(), options.keep)?;
         let cache = pipeline.fingerprint().map(|fingerprint| {
             Cache::new(
@@ -99,6 +158,8 @@ pub fn run_selected(
             work_root: &work_root,
             cache: cache.as_ref(),
             scoring: &scoring,
+            scenario: options.scenario.spec.name.clone(),
+            on_modified: options.scenario.spec.on_modified,
         };
         let trials = runner::run(selected, pipeline.as_ref(), &cfg, &|record| {
             let n = done.fetch_add(1, Ordering::SeqCst) + 1;
@@ -122,11 +183,20 @@ pub fn run_selected(
         let suffix = shard
             .as_ref()
             .map(|s| format!("-shard{}of{}", s.index, s.count));
-        let run_id = reserve_run_dir(
+        let outputs_lock = OUTPUTS.lock().unwrap_or_else(|e| e.into_inner());
+        if crate::repo::workdir::interrupted() {
+            return Err(Error::Interrupted);
+        }
+        let (run_id, staging) = reserve_run_dir(
             &options.reports_dir,
             &format!("{run_id}{}", suffix.unwrap_or_default()),
         )?;
+        let staging = Staging::register(staging);
         let fixture_trials = crate::score::trials::per_fixture(&trials);
+        let trials_index: Vec<(String, u32)> = trials
+            .iter()
+            .map(|t| (t.fixture.clone(), t.trial))
+            .collect();
         let cache_stats = cache.as_ref().map(|c| CacheStats {
             hits: trials.iter().filter(|t| t.cached).count() as u64,
             misses: trials.iter().filter(|t| !t.cached).count() as u64,
@@ -162,9 +232,13 @@ pub fn run_selected(
             fixture_trials,
             cache: cache_stats,
             replay_of: None,
+            isolation: pipeline.isolation(),
+            cases: results::cases_of(&options.scenario.spec.name, &trials_index),
         };
         let dir = options.reports_dir.join(&run_id);
-        outputs::write_all(&dir, &results)?;
+        outputs::write_all(staging.path(), &results)?;
+        staging.publish(&dir)?;
+        drop(outputs_lock);
         Ok(Finished { results, dir })
     }
 }
@@ -187,15 +261,19 @@ pub fn judge_all(
 
 /// A category named in `min_category_recall` that no fixture of the corpus has is a typo, not a
 /// bar that holds because nothing was measured.
-fn check_category_bars(options: &RunOptions, corpus: &corpus::Corpus) -> Result<()> {
-    let spec = &options.scenario.spec.thresholds;
+fn check_category_bars(
+    scenario: &crate::corpus::scenario::Scenario,
+    fixtures_dir: &Path,
+    corpus: &corpus::Corpus,
+) -> Result<()> {
+    let spec = &scenario.spec.thresholds;
     for category in spec.min_category_recall.keys() {
         if category != "*" && !corpus.fixtures.iter().any(|f| &f.category == category) {
             return Err(Error::invalid(
-                &options.scenario.file,
+                &scenario.file,
                 format!(
                     "`min_category_recall` names the category `{category}`, which no fixture in {} has",
-                    options.fixtures_dir.display()
+                    fixtures_dir.display()
                 ),
             ));
         }
@@ -209,10 +287,131 @@ pub fn run_id(started_at: SystemTime, scenario: &str, suffix: &str) -> String {
     format!("{stamp}-{}-{suffix}", sanitize(scenario))
 }
 
-/// Creates the run's folder `<reports_dir>/<id>` and returns the id it got: `id` itself, or
-/// `id-2`, `id-3`, ... when a run of the same second and process (or a shard of it) already
-/// took that name. Creating the folder is the reservation, so concurrent runs never share one.
-pub fn reserve_run_dir(reports_dir: &Path, id: &str) -> Result<String> {
+/// Held while a run's outputs are written and published: the interrupt handler takes it too
+/// ([`remove_partial_outputs`]), so an interrupt either waits for a complete run folder or finds
+/// the staging folder and removes it; never half a run.
+static OUTPUTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// The staging folder being written, if any.
+static STAGING: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+
+/// Removes the staging folder of outputs being written (called by the interrupt handler before
+/// it exits; it keeps the outputs lock, so no output is written after). Returns the guard, to be
+/// held until the process exits.
+pub fn remove_partial_outputs() -> std::sync::MutexGuard<'static, ()> {
+    let guard = OUTPUTS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(dir) = STAGING.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    guard
+}
+
+/// A run's outputs are written into a hidden staging folder, then renamed into place.
+struct Staging(PathBuf);
+
+impl Staging {
+    fn register(dir: PathBuf) -> Staging {
+        *STAGING.lock().unwrap_or_else(|e| e.into_inner()) = Some(dir.clone());
+        Staging(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    /// Renames the complete staging folder to `dir` (which must not exist).
+    fn publish(self, dir: &Path) -> Result<()> {
+        rename_noreplace(&self.0, dir).map_err(|e| Error::io("rename into", dir, e))?;
+        STAGING.lock().unwrap_or_else(|e| e.into_inner()).take();
+        Ok(())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        // Published: the folder is gone from here. Failed: nothing half-written stays.
+        let _ = std::fs::remove_dir_all(&self.0);
+        let mut staging = STAGING.lock().unwrap_or_else(|e| e.into_inner());
+        if staging.as_deref() == Some(self.0.as_path()) {
+            staging.take();
+        }
+    }
+}
+
+/// Writes a run that is already complete (`merge`, `replay`) under `reports_dir`, all or nothing
+/// like `run`: a free id is reserved (and set in `results`), the outputs staged, then renamed.
+pub fn write_run(reports_dir: &Path, results: &mut RunResults) -> Result<PathBuf> {
+    let _lock = OUTPUTS.lock().unwrap_or_else(|e| e.into_inner());
+    let (run_id, staging) = reserve_run_dir(reports_dir, &results.run_id)?;
+    let staging = Staging::register(staging);
+    results.run_id = run_id;
+    let dir = reports_dir.join(&results.run_id);
+    outputs::write_all(staging.path(), results)?;
+    staging.publish(&dir)?;
+    Ok(dir)
+}
+
+/// `rename(2)` that fails rather than replace an existing (even empty) folder.
+fn rename_noreplace(from: &Path, to: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_bytes())
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
+    };
+    let (from, to) = (c(from)?, c(to)?);
+    // SAFETY: both are valid NUL-terminated paths that outlive the call.
+    let rc = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::RENAME_NOREPLACE,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// The staging folder of run `id`: hidden (runs are listed by their id, `output/runs.rs`).
+fn staging_name(id: &str) -> String {
+    format!(".{id}.partial")
+}
+
+/// Checks, before any trial runs, that files can be created in `dir`. Folders it had to create
+/// for the check are removed again (when still empty): an interrupted run leaves nothing.
+pub fn probe_writable(dir: &Path) -> Result<()> {
+    let unwritable = |e: std::io::Error| {
+        Error::invalid(
+            dir,
+            format!("the reports folder cannot be written ({e}); nothing was run"),
+        )
+    };
+    let missing: Vec<&Path> = dir
+        .ancestors()
+        .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+        .collect();
+    std::fs::create_dir_all(dir).map_err(unwritable)?;
+    let probed = tempfile::Builder::new()
+        .prefix(".gatebench-probe")
+        .tempfile_in(dir)
+        .map(drop)
+        .map_err(unwritable);
+    for created in missing {
+        // Fails harmlessly when something was written there meanwhile.
+        let _ = std::fs::remove_dir(created);
+    }
+    probed
+}
+
+/// Reserves the run's name under `reports_dir`: `id` itself, or `id-2`, `id-3`, ... when a run of
+/// the same second and process (or a shard of it) already took it. Creating the hidden staging
+/// folder `.<id>.partial` is the reservation; the outputs are written there and renamed to
+/// `<reports_dir>/<id>` when complete, so concurrent runs never share a folder and no run folder
+/// is ever seen half-written. Returns the id and the staging folder.
+pub fn reserve_run_dir(reports_dir: &Path, id: &str) -> Result<(String, PathBuf)> {
     std::fs::create_dir_all(reports_dir).map_err(|e| Error::io("create", reports_dir, e))?;
     for n in 1..1000 {
         let candidate = if n == 1 {
@@ -220,10 +419,14 @@ pub fn reserve_run_dir(reports_dir: &Path, id: &str) -> Result<String> {
         } else {
             format!("{id}-{n}")
         };
-        match std::fs::create_dir(reports_dir.join(&candidate)) {
-            Ok(()) => return Ok(candidate),
+        if reports_dir.join(&candidate).exists() {
+            continue;
+        }
+        let staging = reports_dir.join(staging_name(&candidate));
+        match std::fs::create_dir(&staging) {
+            Ok(()) => return Ok((candidate, staging)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(Error::io("create", reports_dir.join(&candidate), e)),
+            Err(e) => return Err(Error::io("create", staging, e)),
         }
     }
     Err(Error::Internal(format!(

@@ -27,6 +27,10 @@ fn short(hash: &str) -> &str {
     hash.get(..12).unwrap_or(hash)
 }
 
+/// The most shards a run may be split into (`run --shard i/n`, `merge`): more shards than
+/// fixtures is pointless, and the count sizes what merge lists.
+pub const MAX_SHARDS: u32 = 4096;
+
 /// Checks that `shards` (each with the file it was read from) are the complete, distinct shards
 /// of one run. Every problem found is returned.
 pub fn check(shards: &[(PathBuf, RunResults)]) -> Result<(), Vec<Error>> {
@@ -38,11 +42,21 @@ pub fn check(shards: &[(PathBuf, RunResults)]) -> Result<(), Vec<Error>> {
         )]);
     };
     for (file, r) in shards {
-        if r.shard.is_none() {
-            errors.push(Error::invalid(
+        match &r.shard {
+            None => errors.push(Error::invalid(
                 file,
                 "is not a shard: it was run without --shard i/n",
-            ));
+            )),
+            Some(i) if i.count == 0 || i.count > MAX_SHARDS || i.index == 0 || i.index > i.count => {
+                errors.push(Error::invalid(
+                    file,
+                    format!(
+                        "shard {}/{} is not a shard gatebench writes: the index is 1..=count and the count 1..={MAX_SHARDS}",
+                        i.index, i.count
+                    ),
+                ))
+            }
+            Some(_) => {}
         }
     }
     if !errors.is_empty() {
@@ -215,6 +229,7 @@ pub fn merge(
         .flat_map(|(_, r)| r.fixtures.iter().cloned())
         .collect();
     merged.fixtures.sort_by(|a, b| a.id.cmp(&b.id));
+    merged.cases = shards.iter().flat_map(|(_, r)| r.cases.clone()).collect();
     merged.metrics = MetricsReport::of(&merged.trials);
     let (judged, ratchet) = execute::judge_all(
         &merged.metrics,

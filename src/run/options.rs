@@ -51,7 +51,8 @@ impl RunOptions {
             .jobs
             .or(scenario.spec.jobs)
             .filter(|j| *j > 0)
-            .unwrap_or(cores);
+            .unwrap_or(cores)
+            .min(crate::corpus::scenario::MAX_JOBS);
         RunOptions {
             fixtures_dir: o.fixtures_dir.unwrap_or_else(|| scenario.fixtures_dir()),
             filters: o.filters,

@@ -104,7 +104,16 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         trial.category = fixture.category.clone();
         trial.golden = fixture.is_golden();
         trial.cached = false;
+        let modified_was_error = trial
+            .reason
+            .starts_with("the pipeline modified the repository");
         trial_score::score(fixture, &scoring, trial);
+        if modified_was_error {
+            crate::run::runner::apply_on_modified(
+                trial,
+                crate::corpus::scenario::OnModified::Error,
+            );
+        }
     }
     let fixtures: Vec<FixtureInfo> = recorded
         .fixtures
@@ -128,8 +137,8 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
     let (_, rfc3339) = gatebench_report::time::utc_stamp(started_at);
     let mut scenario = recorded.scenario.clone();
     scenario.thresholds = Some(thresholds_spec);
-    let results = RunResults {
-        run_id: run_id.clone(),
+    let mut results = RunResults {
+        run_id,
         scenario,
         started_at: rfc3339,
         duration_ms: clock.elapsed().as_millis() as u64,
@@ -144,7 +153,6 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         ratchet: None,
         ..recorded
     };
-    let dir = options.reports_dir.join(&run_id);
-    crate::output::outputs::write_all(&dir, &results).map_err(|e| vec![e])?;
+    let dir = execute::write_run(&options.reports_dir, &mut results).map_err(|e| vec![e])?;
     Ok(Finished { results, dir })
 }

@@ -9,12 +9,14 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::corpus::scenario::OnModified;
 use crate::corpus::Fixture;
 use crate::pipeline::cache::Cache;
 use crate::pipeline::round::{FixInput, Pipeline, RoundInput, RoundOutput, RoundRun};
 use crate::repo::fingerprint::{self, RepoFingerprint};
 use crate::repo::materialize::{self, Materialized};
 use crate::repo::workdir::WorkRoot;
+use crate::score::outcome::Outcome;
 use crate::score::record::{RoundRecord, TrialRecord};
 use crate::score::trial_score::{self, Scoring};
 use gatebench_report::Verdict;
@@ -33,6 +35,27 @@ pub struct RunConfig<'a> {
     pub cache: Option<&'a Cache>,
     /// How trials are scored (the pipeline's taxonomy mapping, the gate's matchers).
     pub scoring: &'a Scoring,
+    /// The scenario's name: part of every case id (`workdir::case_id`).
+    pub scenario: String,
+    /// What a trial whose pipeline changed the repository comes to.
+    pub on_modified: OnModified,
+}
+
+/// `on_modified: error` (the default): a trial whose pipeline changed the repository it verified
+/// is an `error`, whatever it answered; `flag` keeps the outcome (the change is still recorded).
+/// Applied after scoring, to fresh and cached trials alike.
+pub fn apply_on_modified(record: &mut TrialRecord, policy: OnModified) {
+    if policy == OnModified::Error
+        && record.modified_repo
+        && !matches!(record.outcome, Outcome::Error | Outcome::Timeout)
+    {
+        record.outcome = Outcome::Error;
+        record.reason = format!(
+            "the pipeline modified the repository it verified ({}); a verifier must not change \
+             what it judges (`on_modified: flag` keeps the outcome)",
+            record.modified_paths.join(", ")
+        );
+    }
 }
 
 /// Runs every fixture `cfg.trials` times. `on_done` is called as each trial finishes (from worker
@@ -85,6 +108,7 @@ fn run_or_reuse(
     let Some(cache) = cfg.cache else {
         return run_trial(fixture, trial, pipeline, cfg);
     };
+    // (run_trial applies `on_modified` itself.)
     if let Some(mut record) = cache.get(fixture, trial) {
         // The key covers what is materialized, not the category or the expectation: both are
         // taken from the fixture as it is now.
@@ -92,6 +116,7 @@ fn run_or_reuse(
         record.golden = fixture.is_golden();
         record.kept_at = None;
         trial_score::score(fixture, cfg.scoring, &mut record);
+        apply_on_modified(&mut record, cfg.on_modified);
         record.cached = true;
         return record;
     }
@@ -109,7 +134,8 @@ pub fn run_trial(
     cfg: &RunConfig<'_>,
 ) -> TrialRecord {
     let started = Instant::now();
-    let dir = cfg.work_root.trial_dir(&fixture.id, trial);
+    let case = crate::repo::workdir::case_id(&cfg.scenario, &fixture.id, trial);
+    let dir = cfg.work_root.trial_dir(&case);
     let scratch = scratch_dir(&dir);
     let mut record = TrialRecord::new(fixture, trial);
     let Some(_writing) = crate::repo::workdir::begin_trial() else {
@@ -125,7 +151,7 @@ pub fn run_trial(
             record.work_dir = materialized.work_dir.display().to_string();
             rounds(
                 fixture,
-                trial,
+                (trial, &case),
                 pipeline,
                 cfg,
                 &scratch,
@@ -139,6 +165,7 @@ pub fn run_trial(
         }
     }
     trial_score::score(fixture, cfg.scoring, &mut record);
+    apply_on_modified(&mut record, cfg.on_modified);
     record.duration_ms = started.elapsed().as_millis() as u64;
     cleanup(cfg, &dir);
     record
@@ -179,7 +206,7 @@ fn changes(before: &Result<RepoFingerprint, String>, work_dir: &Path) -> Vec<Str
 /// fix. Records every round; scoring is `trial_score`'s.
 fn rounds(
     fixture: &Fixture,
-    trial: u32,
+    (trial, case): (u32, &str),
     pipeline: &dyn Pipeline,
     cfg: &RunConfig<'_>,
     scratch: &Path,
@@ -189,7 +216,8 @@ fn rounds(
     for round in 1..=cfg.max_rounds {
         let input = RoundInput {
             work_dir: &materialized.work_dir,
-            fixture_id: &fixture.id,
+            repo_dir: &materialized.repo_dir,
+            case_id: case,
             round,
             trial,
             base_ref: &cfg.base_ref,

@@ -1,6 +1,9 @@
 #!/bin/sh
-# Leaves a child behind that would outlive it, records the child's pid in $PID_FILE, and says PASS.
+# Leaves children behind that would outlive it: one in its process group, one that called setsid,
+# one double-forked into a session of its own (all `sleep $MARK`), then says PASS.
 . "$(dirname "$0")/report.sh"
-sleep 1000 &
-echo $! >> "$PID_FILE"
+sleep "$MARK" &
+setsid sleep "$MARK" &
+( setsid sh -c "sleep $MARK &" & )
+sleep 0.2
 write_report pass

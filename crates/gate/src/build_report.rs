@@ -5,8 +5,9 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::finding::GateFinding;
+use crate::finding::{GateFinding, WARNING_MAX};
 use crate::repo::{EnvError, RepoView};
+use crate::scope::{self, DetectedScope, ScopeMode};
 use gatebench_report::{
     CustomGates, ExcludedFile, Finding, FindingLocation, Issue, IssueLocation, Overall,
     OverallResult, Report, ReportError, Scope, ScopeFile, SkillReason, SkillResult, SkillStatus,
@@ -110,31 +111,44 @@ pub struct SkillGroup {
     pub validators: Vec<&'static str>,
 }
 
-/// The scope of a run that resolved HEAD and the merge base.
+/// The scope of a run that resolved HEAD and the merge base, detected as seed 001 says (staged,
+/// then unstaged, then branch) unless the caller asked for a mode.
 pub fn scope_of(repo: &RepoView, base_ref: &str) -> Scope {
-    let files: Vec<ScopeFile> = repo
-        .changes
-        .iter()
-        .map(|change| ScopeFile {
-            path: change.path.clone(),
-            status: change.status.as_str().to_owned(),
-            lines: Vec::new(),
-        })
-        .collect();
-    let excluded = vec![ExcludedFile {
-        path: "ALL_OTHER_FILES".to_owned(),
-        reason: "outside selected scope".to_owned(),
-    }];
+    scope_in_mode(repo, base_ref, None)
+}
+
+/// `scope_of` with an explicit mode (`gatebench gate --scope`).
+pub fn scope_in_mode(repo: &RepoView, base_ref: &str, mode: Option<ScopeMode>) -> Scope {
+    let detected = scope::detect(repo.workdir(), &repo.merge_base, mode).unwrap_or_else(|_| {
+        // git could not diff (should not happen once RepoView opened): the work tree against the
+        // merge base, as a branch scope without line ranges.
+        DetectedScope {
+            mode: ScopeMode::Branch,
+            included: repo
+                .changes
+                .iter()
+                .map(|change| ScopeFile {
+                    path: change.path.clone(),
+                    status: change.status.as_str().to_owned(),
+                    lines: Vec::new(),
+                })
+                .collect(),
+            excluded: vec![ExcludedFile {
+                path: "ALL_OTHER_FILES".to_owned(),
+                reason: "outside selected scope".to_owned(),
+            }],
+        }
+    });
     Scope {
         depth: "light".to_owned(),
-        mode: "branch".to_owned(),
+        mode: detected.mode.as_str().to_owned(),
         base_ref: Some(base_ref.to_owned()),
         merge_base: Some(repo.merge_base.clone()),
         head_sha: Some(repo.head_sha.clone()),
-        included_files: files.clone(),
-        excluded_files: excluded.clone(),
-        files,
-        excluded,
+        included_files: detected.included.clone(),
+        excluded_files: detected.excluded.clone(),
+        files: detected.included,
+        excluded: detected.excluded,
         delta_base_sha: None,
         delta_files: Vec::new(),
         extra: BTreeMap::new(),
@@ -143,7 +157,7 @@ pub fn scope_of(repo: &RepoView, base_ref: &str) -> Scope {
 
 /// The report of a run that judged the repository: `pass` without findings, `issues-found` with.
 pub fn judged(items: Vec<Item>, scope: Scope, groups: &[SkillGroup]) -> Report {
-    let result = if items.is_empty() {
+    let result = if items.iter().all(|item| item.severity <= WARNING_MAX) {
         OverallResult::Pass
     } else {
         OverallResult::IssuesFound
@@ -152,7 +166,7 @@ pub fn judged(items: Vec<Item>, scope: Scope, groups: &[SkillGroup]) -> Report {
         .iter()
         .map(|group| {
             let mut failed: BTreeMap<&str, usize> = BTreeMap::new();
-            for item in &items {
+            for item in items.iter().filter(|item| item.severity > WARNING_MAX) {
                 if group.validators.contains(&item.validator.as_str()) {
                     *failed.entry(item.validator.as_str()).or_default() += 1;
                 }

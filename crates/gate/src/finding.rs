@@ -26,7 +26,15 @@ pub enum ValidatorId {
     WorktreeIsolation,
     WorkflowDrift,
     AcceptanceItems,
+    ObligationImplemented,
+    UnrequestedPublicSymbol,
+    TestReceiptLog,
+    TaskDependencies,
 }
+
+/// The highest severity of a warning: a finding at or below it is reported but does not fail the
+/// gate (an unknown key in a ledger file).
+pub const WARNING_MAX: u8 = 3;
 
 /// The seed 001 finding classes the gate uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -70,7 +78,8 @@ impl ValidatorId {
     ];
 
     /// The gate's checks on the detail ledger itself.
-    pub const LEDGER: [ValidatorId; 5] = [
+    pub const LEDGER: [ValidatorId; 6] = [
+        ValidatorId::TaskDependencies,
         ValidatorId::DetailExpansion,
         ValidatorId::ObligationTestPlan,
         ValidatorId::Traceability,
@@ -81,6 +90,14 @@ impl ValidatorId {
     /// The gate's checks on the pipeline's configuration and environment.
     pub const PIPELINE: [ValidatorId; 2] =
         [ValidatorId::WorktreeIsolation, ValidatorId::WorkflowDrift];
+
+    /// The gate's own checks of claims the repository can contradict: what the convergence report
+    /// and the test receipts say is recomputed from the diff, the code and the logs.
+    pub const INDEPENDENT: [ValidatorId; 3] = [
+        ValidatorId::ObligationImplemented,
+        ValidatorId::UnrequestedPublicSymbol,
+        ValidatorId::TestReceiptLog,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -105,6 +122,10 @@ impl ValidatorId {
             ValidatorId::WorktreeIsolation => "worktree-isolation",
             ValidatorId::WorkflowDrift => "workflow-drift",
             ValidatorId::AcceptanceItems => "acceptance-items",
+            ValidatorId::ObligationImplemented => "obligation-implemented",
+            ValidatorId::UnrequestedPublicSymbol => "unrequested-public-symbol",
+            ValidatorId::TestReceiptLog => "test-receipt-log",
+            ValidatorId::TaskDependencies => "task-dependencies",
         }
     }
 
@@ -114,6 +135,7 @@ impl ValidatorId {
             .into_iter()
             .chain(Self::LEDGER)
             .chain(Self::PIPELINE)
+            .chain(Self::INDEPENDENT)
     }
 
     pub fn from_name(name: &str) -> Option<ValidatorId> {
@@ -126,6 +148,7 @@ impl ValidatorId {
     pub fn severity(self) -> u8 {
         match self {
             ValidatorId::DetailExpansion
+            | ValidatorId::TaskDependencies
             | ValidatorId::ObligationTestPlan
             | ValidatorId::AcceptanceItems => 8,
             ValidatorId::Traceability
@@ -142,10 +165,13 @@ impl ValidatorId {
             | ValidatorId::ReviewReceiptsPass
             | ValidatorId::DiffWithinOwnership
             | ValidatorId::ConvergencePass
-            | ValidatorId::NoBlockingFindings => Class::Correctness,
+            | ValidatorId::NoBlockingFindings
+            | ValidatorId::ObligationImplemented
+            | ValidatorId::UnrequestedPublicSymbol => Class::Correctness,
             ValidatorId::ObligationTestClosure
             | ValidatorId::ObligationEvidenceClosure
-            | ValidatorId::EvidenceBoundToCurrentTree => Class::Coverage,
+            | ValidatorId::EvidenceBoundToCurrentTree
+            | ValidatorId::TestReceiptLog => Class::Coverage,
             ValidatorId::WorktreeIsolation => Class::Environment,
             _ => Class::PlanCompleteness,
         }
@@ -202,6 +228,12 @@ impl GateFinding {
 
     pub fn obligation(mut self, id: impl Into<String>) -> GateFinding {
         self.obligation_id = Some(id.into());
+        self
+    }
+
+    /// Lowers (or raises) the finding's severity, e.g. to a warning (`WARNING_MAX` or less).
+    pub fn severity(mut self, severity: u8) -> GateFinding {
+        self.severity = severity;
         self
     }
 

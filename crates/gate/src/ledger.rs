@@ -1,4 +1,6 @@
-//! The ledger files the reference gate reads (`docs/LEDGER.md`), as strict serde types.
+//! The ledger files the reference gate reads (`docs/LEDGER.md`), as serde types. JSON ledger
+//! files accept keys they do not know (the loader reports them as warnings); task front matter and
+//! the workflow stay strict.
 //!
 //! Every type here is the contract of one file of the layout. Closed records deny unknown fields so
 //! that a misspelt key is a `ledger-schema` finding with a line and column, not a silently ignored
@@ -155,7 +157,6 @@ impl ObligationStatus {
 
 /// `requirements.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct Requirements {
     pub schema_version: u32,
     /// `sha256:<hex>` of `spec.md`.
@@ -164,7 +165,6 @@ pub struct Requirements {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct Requirement {
     pub id: String,
     pub title: String,
@@ -182,7 +182,6 @@ pub struct Requirement {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct DetailConclusion {
     pub conclusion: Conclusion,
     /// Required (non-empty) when the conclusion is `not_applicable`.
@@ -192,10 +191,11 @@ pub struct DetailConclusion {
 
 /// A behaviour obligation: one independently verifiable behaviour of a requirement.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct Obligation {
     pub id: String,
-    pub category: DetailCategory,
+    /// Absent for an obligation that flowed back from convergence (seed 004, 7.9).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<DetailCategory>,
     pub description: String,
     pub status: ObligationStatus,
     #[serde(default)]
@@ -220,6 +220,12 @@ pub struct Obligation {
     /// For a `superseded` obligation: the approval receipt (relative to the feature folder).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval: Option<String>,
+    /// Where the obligation came from, e.g. `convergence-finding` (seed 004, 7.9).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The finding that introduced it (seed 004, 7.9).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub introduced_by: Option<String>,
 }
 
 impl Obligation {
@@ -231,7 +237,6 @@ impl Obligation {
 
 /// How an obligation will be verified (seed 004, 6.4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct TestPlan {
     /// Free text: `unit`, `integration`, `contract`, `property`, `manual`...
     #[serde(rename = "type")]
@@ -248,14 +253,12 @@ pub struct TestPlan {
 
 /// `traceability.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct Traceability {
     pub schema_version: u32,
     pub rows: Vec<TraceRow>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct TraceRow {
     pub requirement_id: String,
     pub obligation_id: String,
@@ -310,7 +313,6 @@ impl TaskStatus {
 
 /// `task-states/<T>.state.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct TaskState {
     pub schema_version: u32,
     pub task_id: String,
@@ -338,7 +340,6 @@ impl ReviewVerdict {
 
 /// `receipts/implementations/<T>.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ImplementationReceipt {
     pub schema_version: u32,
     pub task_id: String,
@@ -348,13 +349,15 @@ pub struct ImplementationReceipt {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ImplementedObligation {
     pub id: String,
     #[serde(default)]
     pub implementation_refs: Vec<String>,
     #[serde(default)]
     pub test_refs: Vec<String>,
+    /// Behaviour the change kept as it was (seed 004, 7.5).
+    #[serde(default)]
+    pub preserved_invariants: Vec<String>,
     pub candidate_status: ObligationStatus,
 }
 
@@ -381,7 +384,6 @@ pub struct ReceiptFinding {
 
 /// `receipts/reviews/<T>.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ReviewReceipt {
     pub schema_version: u32,
     pub task_id: String,
@@ -394,7 +396,6 @@ pub struct ReviewReceipt {
 
 /// `receipts/tests/<name>.json` (seed 004, 10.1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct TestReceipt {
     pub schema_version: u32,
     pub git_tree: String,
@@ -430,7 +431,6 @@ impl TestResult {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct TestedObligation {
     pub id: String,
     #[serde(default)]
@@ -440,7 +440,6 @@ pub struct TestedObligation {
 
 /// `receipts/evaluations/<name>.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct EvaluationReceipt {
     pub schema_version: u32,
     pub evaluator: String,
@@ -452,7 +451,6 @@ pub struct EvaluationReceipt {
 
 /// `receipts/approvals/<stage>.json` (seed 004, 10.2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ApprovalReceipt {
     pub schema_version: u32,
     pub stage: String,
@@ -492,17 +490,23 @@ impl Severity {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FindingStatus {
+    #[default]
     Open,
     Closed,
 }
 
+fn schema_version_one() -> u32 {
+    1
+}
+
 /// `findings/<id>.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct LedgerFinding {
+    /// Seed 004's finding (7.6) carries none; 1 when absent.
+    #[serde(default = "schema_version_one")]
     pub schema_version: u32,
     pub id: String,
     pub severity: Severity,
@@ -512,9 +516,14 @@ pub struct LedgerFinding {
     pub requirement_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub obligation_id: Option<String>,
+    /// Open unless it says otherwise (seed 004, 7.6 records a new finding without status).
+    #[serde(default)]
     pub status: FindingStatus,
     #[serde(default)]
     pub evidence: String,
+    /// What the finding's author suggests doing (seed 004, 7.6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggested_action: Option<String>,
     /// A receipt (relative to the feature folder) that closes the finding.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub closed_by: Option<String>,
@@ -546,7 +555,6 @@ impl Classification {
 
 /// `convergence-report.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ConvergenceReport {
     pub schema_version: u32,
     pub git_tree: String,
@@ -558,14 +566,12 @@ pub struct ConvergenceReport {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ConvergedObligation {
     pub id: String,
     pub classification: Classification,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct Unrequested {
     pub path: String,
     #[serde(default)]
@@ -575,7 +581,6 @@ pub struct Unrequested {
 
 /// `pipeline.state.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct PipelineState {
     pub schema_version: u32,
     pub pipeline_schema_version: u32,
@@ -584,7 +589,6 @@ pub struct PipelineState {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct WorktreeClaim {
     pub linked: bool,
 }
@@ -700,7 +704,7 @@ mod tests {
         let parsed: Requirements = serde_json::from_str(text).unwrap();
         assert_eq!(
             parsed.requirements[0].obligations[0].category,
-            DetailCategory::HappyPath
+            Some(DetailCategory::HappyPath)
         );
         assert_eq!(parsed.requirements[0].details.len(), 2);
     }

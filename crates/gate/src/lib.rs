@@ -14,6 +14,7 @@ pub mod loom;
 pub mod options;
 pub mod repo;
 pub mod run;
+pub mod scope;
 pub mod validators;
 pub mod verification_loop;
 pub mod workflow;
@@ -25,5 +26,6 @@ pub(crate) mod testutil;
 
 pub use finding::ValidatorId;
 pub use options::GateOptions;
-pub use run::run_gate;
+pub use run::{run_gate, run_gate_in_scope};
+pub use scope::ScopeMode;
 pub use workflow::workflow_schema;

@@ -310,7 +310,10 @@ fn load_optional<T: DeserializeOwned + Versioned>(
     findings: &mut Vec<GateFinding>,
 ) -> Option<Parsed<T>> {
     let file = read_text(repo, path, findings)?;
-    match parse_json::<T>(&file) {
+    findings.extend(duplicate_key_findings(&file));
+    let (parsed, warnings) = parse_json_collecting::<T>(&file);
+    findings.extend(warnings);
+    match parsed {
         Ok(value) => Some(Parsed { file, value }),
         Err(finding) => {
             findings.push(*finding);
@@ -344,45 +347,92 @@ fn load_receipts<T: DeserializeOwned + Versioned>(
 /// Parses a JSON ledger file; a parse error or a wrong `schema_version` is a `ledger-schema`
 /// finding at the line (and, in the description, column) serde reports.
 pub fn parse_json<T: DeserializeOwned + Versioned>(file: &TextFile) -> Result<T, Box<GateFinding>> {
-    match serde_json::from_str::<T>(&file.text) {
-        Ok(value) => {
-            if value.schema_version() != SCHEMA_VERSION {
-                return Err(Box::new(
-                    GateFinding::new(
-                        ValidatorId::LedgerSchema,
-                        format!(
-                            "{} has schema_version {}",
-                            file.path,
-                            value.schema_version()
-                        ),
-                        format!(
-                            "{} declares schema_version {}; this gate reads schema_version \
-                             {SCHEMA_VERSION} only (docs/LEDGER.md).",
-                            file.path,
-                            value.schema_version()
-                        ),
-                    )
-                    .at(&file.path, file.line_of("\"schema_version\"")),
-                ));
-            }
-            Ok(value)
-        }
-        Err(error) => Err(Box::new(
+    let (value, _) = parse_json_collecting::<T>(file);
+    value
+}
+
+/// Parses a JSON ledger file like `parse_json`, and also returns a warning (severity 2,
+/// `ledger-schema`) for every key the type does not know, found with `serde_ignored`.
+pub fn parse_json_collecting<T: DeserializeOwned + Versioned>(
+    file: &TextFile,
+) -> (Result<T, Box<GateFinding>>, Vec<GateFinding>) {
+    let (parsed, warnings) = parse_fragment::<T>(file);
+    let parsed = parsed.and_then(|value| check_version(file, value));
+    (parsed, warnings)
+}
+
+/// Parses JSON text into `T` without a `schema_version` check (a seed example is often a
+/// fragment of a ledger file): the value, and one warning per unknown key.
+pub fn parse_fragment<T: DeserializeOwned>(
+    file: &TextFile,
+) -> (Result<T, Box<GateFinding>>, Vec<GateFinding>) {
+    let mut unknown: Vec<String> = Vec::new();
+    let mut deserializer = serde_json::Deserializer::from_str(&file.text);
+    let result = serde_ignored::deserialize(&mut deserializer, |path| {
+        unknown.push(path.to_string());
+    })
+    .and_then(|value| deserializer.end().map(|()| value));
+    let warnings = unknown
+        .iter()
+        .map(|path| {
+            let key = path.rsplit('.').next().unwrap_or(path);
             GateFinding::new(
                 ValidatorId::LedgerSchema,
-                format!("{} does not match its schema", file.path),
+                format!("{} has an unknown key `{path}`", file.path),
                 format!(
-                    "{} line {}, column {}: {}. Fix the file so that it matches its contract in \
-                     docs/LEDGER.md (schemas/ledger/).",
-                    file.path,
-                    error.line(),
-                    error.column(),
-                    strip_position(&error.to_string())
+                    "{}: `{path}` is not a key of this file's contract (docs/LEDGER.md); the \
+                     gate ignores it. A warning, not a failure: a newer pipeline may write keys \
+                     this gate does not read. Check it is not a misspelt key.",
+                    file.path
                 ),
             )
-            .at(&file.path, Some(error.line().max(1) as u64)),
-        )),
+            .severity(2)
+            .at(&file.path, file.line_of(&quoted(key)))
+        })
+        .collect();
+    match result {
+        Ok(value) => (Ok(value), warnings),
+        Err(error) => (Err(Box::new(schema_error(file, &error))), warnings),
     }
+}
+
+fn schema_error(file: &TextFile, error: &serde_json::Error) -> GateFinding {
+    GateFinding::new(
+        ValidatorId::LedgerSchema,
+        format!("{} does not match its schema", file.path),
+        format!(
+            "{} line {}, column {}: {}. Fix the file so that it matches its contract in \
+             docs/LEDGER.md (schemas/ledger/).",
+            file.path,
+            error.line(),
+            error.column(),
+            strip_position(&error.to_string())
+        ),
+    )
+    .at(&file.path, Some(error.line().max(1) as u64))
+}
+
+fn check_version<T: Versioned>(file: &TextFile, value: T) -> Result<T, Box<GateFinding>> {
+    if value.schema_version() == SCHEMA_VERSION {
+        return Ok(value);
+    }
+    Err(Box::new(
+        GateFinding::new(
+            ValidatorId::LedgerSchema,
+            format!(
+                "{} has schema_version {}",
+                file.path,
+                value.schema_version()
+            ),
+            format!(
+                "{} declares schema_version {}; this gate reads schema_version \
+                 {SCHEMA_VERSION} only (docs/LEDGER.md).",
+                file.path,
+                value.schema_version()
+            ),
+        )
+        .at(&file.path, file.line_of("\"schema_version\"")),
+    ))
 }
 
 /// serde_json appends " at line L column C" to its messages; the description says it once.
@@ -460,4 +510,90 @@ fn strip_yaml_position(message: &str) -> &str {
         Some(index) => &message[..index],
         None => message,
     }
+}
+
+/// A `ledger-schema` finding for every key given twice in one JSON object of the file, at the
+/// line of the repetition (serde_json would silently keep the last value).
+pub fn duplicate_key_findings(file: &TextFile) -> Vec<GateFinding> {
+    duplicate_keys(&file.text)
+        .into_iter()
+        .map(|(key, line)| {
+            GateFinding::new(
+                ValidatorId::LedgerSchema,
+                format!("{} gives the key `{key}` twice", file.path),
+                format!(
+                    "{} line {line} repeats the key `{key}` of the same object: a JSON parser \
+                     silently keeps one of the two values, so the file says two things at once. \
+                     Keep one.",
+                    file.path
+                ),
+            )
+            .at(&file.path, Some(line))
+        })
+        .collect()
+}
+
+/// The keys given twice in one JSON object, with the 1-based line of each repetition. A small
+/// scanner over the text (strings with escapes, nesting); it does not validate the JSON, which
+/// the parser does.
+pub fn duplicate_keys(text: &str) -> Vec<(String, u64)> {
+    enum Frame {
+        Object {
+            keys: std::collections::BTreeSet<String>,
+            expect_key: bool,
+        },
+        Array,
+    }
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut duplicates = Vec::new();
+    let mut line = 1u64;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' => line += 1,
+            '{' => stack.push(Frame::Object {
+                keys: Default::default(),
+                expect_key: true,
+            }),
+            '[' => stack.push(Frame::Array),
+            '}' | ']' => {
+                stack.pop();
+            }
+            ',' => {
+                if let Some(Frame::Object { expect_key, .. }) = stack.last_mut() {
+                    *expect_key = true;
+                }
+            }
+            '"' => {
+                let start_line = line;
+                let mut string = String::new();
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => {
+                            string.push(c);
+                            if let Some(escaped) = chars.next() {
+                                string.push(escaped);
+                            }
+                        }
+                        '"' => break,
+                        '\n' => {
+                            line += 1;
+                            string.push(c);
+                        }
+                        _ => string.push(c),
+                    }
+                }
+                if let Some(Frame::Object { keys, expect_key }) = stack.last_mut() {
+                    if *expect_key {
+                        *expect_key = false;
+                        if !keys.insert(string.clone()) {
+                            duplicates.push((string, start_line));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    duplicates
 }

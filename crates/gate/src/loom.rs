@@ -6,7 +6,9 @@ use crate::context::Context;
 use crate::finding::{GateFinding, ValidatorId};
 use crate::load::{discover_features, load_feature, FeatureLedger};
 use crate::repo::RepoView;
-use crate::validators::{convergence, details, evidence, isolation, ownership, refs, tasks};
+use crate::validators::{
+    computed, convergence, details, evidence, isolation, ownership, receipt_log, refs, tasks,
+};
 use crate::workflow;
 
 /// Every validator over every feature ledger of the repository (the Loom validators, the detail
@@ -36,6 +38,7 @@ pub fn loom_findings(repo: &RepoView) -> Result<Vec<Item>, Box<Item>> {
         features.push(feature);
     }
     findings.extend(ownership::diff_within_ownership(repo, &features));
+    findings.extend(computed::unrequested_public_symbols(repo, &features));
     Ok(findings.into_iter().map(Item::from).collect())
 }
 
@@ -59,7 +62,10 @@ pub fn check_feature(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding>
     findings.extend(details::obligation_test_plan(feature));
     findings.extend(details::traceability(feature));
     findings.extend(tasks::acceptance_items(feature));
+    findings.extend(tasks::task_dependencies(feature));
     findings.extend(isolation::worktree_isolation(ctx, feature));
     findings.extend(workflow::current_step_declared(ctx.workflow, feature));
+    findings.extend(computed::obligation_implemented(ctx.repo, feature));
+    findings.extend(receipt_log::test_receipt_log(ctx.repo, feature));
     findings
 }

@@ -72,6 +72,8 @@ pub struct RepoView {
     pub committed_changes: Vec<Change>,
     /// The branch HEAD is on, `None` when detached.
     pub branch: Option<String>,
+    /// The merge base's bytes of every file `changes` lists as modified or deleted, by path.
+    pub base_contents: BTreeMap<String, Vec<u8>>,
 }
 
 impl RepoView {
@@ -195,6 +197,18 @@ impl RepoView {
             }
         }
         changes.sort_by(|a, b| a.path.cmp(&b.path));
+        let mut base_contents = BTreeMap::new();
+        for change in &changes {
+            if change.status == ChangeStatus::Added {
+                continue;
+            }
+            if let Some(blob) = base_files
+                .get(&change.path)
+                .and_then(|oid| repo.find_blob(*oid).ok())
+            {
+                base_contents.insert(change.path.clone(), blob.content().to_vec());
+            }
+        }
 
         let source_tree = gittree::source_tree_id(
             files
@@ -213,6 +227,7 @@ impl RepoView {
             files: files.into_keys().collect(),
             committed_changes,
             branch,
+            base_contents,
         })
     }
 

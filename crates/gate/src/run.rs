@@ -9,6 +9,7 @@ use crate::finding::ValidatorId;
 use crate::loom::loom_findings;
 use crate::options::GateOptions;
 use crate::repo::{EnvError, RepoView};
+use crate::scope::ScopeMode;
 use crate::verification_loop::loop_config::{self, Loaded};
 use crate::verification_loop::verify_loop;
 use gatebench_report::Report;
@@ -32,14 +33,32 @@ pub fn skill_groups() -> Vec<SkillGroup> {
             reason: "the workflow declaration and the worktree claim are always checked",
             validators: names(&ValidatorId::PIPELINE),
         },
+        SkillGroup {
+            skill: "independent-checks",
+            reason: "self-reported convergence and test results are recomputed from the diff, the code and the logs",
+            validators: names(&ValidatorId::INDEPENDENT),
+        },
     ]
 }
 
 /// Runs the reference gate on the repository whose work tree is `repo_dir`. Never panics on bad
 /// input: broken ledger files are findings; a broken environment is a `status: error` report.
 pub fn run_gate(repo_dir: &Path, options: &GateOptions) -> Report {
+    run_gate_in_scope(repo_dir, options, None)
+}
+
+/// `run_gate` with the scope mode the caller asks for (`gatebench gate --scope`); `None` detects
+/// it (seed 001: staged, then unstaged, then branch). The scope is what the report says was
+/// verified; the Loom validators judge the whole feature ledger whatever the mode.
+pub fn run_gate_in_scope(
+    repo_dir: &Path,
+    options: &GateOptions,
+    scope_mode: Option<ScopeMode>,
+) -> Report {
     let groups = skill_groups();
-    match catch_unwind(AssertUnwindSafe(|| judge(repo_dir, options, &groups))) {
+    match catch_unwind(AssertUnwindSafe(|| {
+        judge(repo_dir, options, scope_mode, &groups)
+    })) {
         Ok(report) => report,
         Err(panic) => {
             let message = panic
@@ -57,7 +76,12 @@ pub fn run_gate(repo_dir: &Path, options: &GateOptions) -> Report {
     }
 }
 
-fn judge(repo_dir: &Path, options: &GateOptions, groups: &[SkillGroup]) -> Report {
+fn judge(
+    repo_dir: &Path,
+    options: &GateOptions,
+    scope_mode: Option<ScopeMode>,
+    groups: &[SkillGroup],
+) -> Report {
     let repo = match RepoView::open(repo_dir, &options.base_ref) {
         Ok(repo) => repo,
         Err(error) => return build_report::errored(&error, &options.base_ref, groups),
@@ -69,7 +93,7 @@ fn judge(repo_dir: &Path, options: &GateOptions, groups: &[SkillGroup]) -> Repor
         Loaded::Invalid(items) => return verify_loop::invalid_config(items, &repo, options),
         Loaded::Disabled => {}
     }
-    let scope = build_report::scope_of(&repo, &options.base_ref);
+    let scope = build_report::scope_in_mode(&repo, &options.base_ref, scope_mode);
     match loom_findings(&repo) {
         Err(no_ledger) => build_report::blocked(
             vec![*no_ledger],

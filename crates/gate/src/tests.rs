@@ -73,27 +73,101 @@ fn findings_are_mirrored_as_issues_in_severity_order() {
 }
 
 #[test]
-fn the_scope_lists_every_file_changed_against_the_merge_base() {
+fn without_staged_or_unstaged_changes_the_scope_is_the_branch_with_its_line_ranges() {
     let repo = Golden::new().build();
-    repo.write("notes.txt", "untracked\n");
-    repo.delete("README.md");
     let report = repo.gate();
     let scope = &report.scope;
+    assert_eq!(scope.mode, "branch");
     assert_eq!(scope.base_ref.as_deref(), Some("main"));
     assert_eq!(scope.merge_base.as_ref().map(String::len), Some(40));
     assert_eq!(scope.head_sha.as_ref().map(String::len), Some(40));
     assert_eq!(scope.files, scope.included_files);
-    let status_of = |path: &str| {
+    let cancel = scope
+        .included_files
+        .iter()
+        .find(|file| file.path == "src/subscription/cancel.py")
+        .expect("the committed file is in scope");
+    assert_eq!(cancel.status, "added");
+    let lines = repo.read("src/subscription/cancel.py").lines().count();
+    assert_eq!(cancel.lines, [format!("1-{lines}")]);
+    assert_eq!(
+        scope.excluded_files.last().map(|file| file.path.as_str()),
+        Some("ALL_OTHER_FILES")
+    );
+}
+
+/// A repository with a committed change (cancel.py, on the branch), a staged one (README.md line
+/// 2) and an unstaged one (tests/test_cancel.py line 1).
+fn three_kinds_of_change() -> TestRepo {
+    let repo = Golden::new().build();
+    repo.stage("README.md", "# subscriptions\nstaged line\n");
+    let test = repo.read("tests/test_cancel.py");
+    repo.write("tests/test_cancel.py", &format!("# unstaged\n{test}"));
+    repo
+}
+
+#[test]
+fn staged_changes_come_first_and_the_rest_is_excluded_with_its_reason() {
+    let repo = three_kinds_of_change();
+    let report = repo.gate();
+    let scope = &report.scope;
+    assert_eq!(scope.mode, "staged");
+    assert_eq!(scope.included_files.len(), 1);
+    assert_eq!(scope.included_files[0].path, "README.md");
+    assert_eq!(scope.included_files[0].status, "modified");
+    assert_eq!(scope.included_files[0].lines, ["2"]);
+    let reason = |path: &str| {
         scope
-            .included_files
+            .excluded_files
             .iter()
             .find(|file| file.path == path)
-            .map(|file| file.status.as_str())
+            .map(|file| file.reason.clone())
+            .unwrap_or_else(|| panic!("{path} is not excluded: {:?}", scope.excluded_files))
     };
-    assert_eq!(status_of("src/subscription/cancel.py"), Some("added"));
-    assert_eq!(status_of("notes.txt"), Some("added"));
-    assert_eq!(status_of("README.md"), Some("deleted"));
-    assert_eq!(scope.excluded_files[0].path, "ALL_OTHER_FILES");
+    assert!(reason("tests/test_cancel.py").starts_with("unstaged"));
+    assert!(reason("src/subscription/cancel.py").starts_with("committed on the branch"));
+}
+
+#[test]
+fn unstaged_changes_come_next_and_each_mode_can_be_asked_for() {
+    let repo = Golden::new().build();
+    let test = repo.read("tests/test_cancel.py");
+    repo.write("tests/test_cancel.py", &format!("# unstaged\n{test}"));
+    let report = repo.gate();
+    assert_eq!(report.scope.mode, "unstaged");
+    assert_eq!(report.scope.included_files[0].path, "tests/test_cancel.py");
+    assert_eq!(report.scope.included_files[0].lines, ["1"]);
+
+    let repo = three_kinds_of_change();
+    for (mode, path) in [
+        (crate::ScopeMode::Staged, "README.md"),
+        (crate::ScopeMode::Unstaged, "tests/test_cancel.py"),
+        (crate::ScopeMode::Branch, "src/subscription/cancel.py"),
+    ] {
+        let report = crate::run_gate_in_scope(repo.path(), &GateOptions::default(), Some(mode));
+        assert_eq!(report.scope.mode, mode.as_str());
+        assert!(
+            report
+                .scope
+                .included_files
+                .iter()
+                .any(|file| file.path == path),
+            "{}: {:?}",
+            mode.as_str(),
+            report.scope.included_files
+        );
+    }
+}
+
+#[test]
+fn an_untracked_file_is_an_unstaged_change_with_its_whole_range() {
+    let repo = Golden::new().build();
+    repo.write("notes.txt", "one\ntwo\n");
+    let report = repo.gate();
+    assert_eq!(report.scope.mode, "unstaged");
+    assert_eq!(report.scope.included_files[0].path, "notes.txt");
+    assert_eq!(report.scope.included_files[0].status, "added");
+    assert_eq!(report.scope.included_files[0].lines, ["1-2"]);
 }
 
 // --- status: error and blocked ------------------------------------------------------------------
@@ -883,22 +957,71 @@ fn malformed_requirements_are_a_ledger_schema_finding_with_line_and_column() {
 }
 
 #[test]
-fn an_unknown_key_in_a_task_state_is_a_ledger_schema_finding() {
+fn an_unknown_key_in_a_task_state_is_a_warning_not_a_failure() {
     let mut golden = Golden::new();
     golden.edit_json(&feature("task-states/T1.state.json"), |state| {
         state["finished"] = json!(true);
     });
     let report = golden.build().gate();
-    let finding = expect_finding(
-        &report,
-        "ledger-schema",
-        &feature("task-states/T1.state.json"),
-    );
+    assert_eq!(report.overall.result, OverallResult::Pass);
+    let finding = report
+        .findings
+        .iter()
+        .find(|finding| finding.validator.as_deref() == Some("ledger-schema"))
+        .expect("a warning for the unknown key");
+    assert!(finding.severity <= crate::finding::WARNING_MAX);
     assert!(
         finding.description.contains("finished"),
         "{}",
         finding.description
     );
+}
+
+#[test]
+fn a_key_given_twice_is_a_ledger_schema_finding_at_the_repetition() {
+    let mut golden = Golden::new();
+    // The requirement's `details` names `concurrency` twice: first not_applicable, then applicable.
+    golden.replace(
+        &feature("requirements.json"),
+        "\"details\": {\n",
+        "\"details\": {\n        \"concurrency\": {\n          \"conclusion\": \"applicable\"\n        },\n",
+    );
+    let repo = golden.build();
+    let report = repo.gate();
+    let path = feature("requirements.json");
+    let finding = expect_finding(&report, "ledger-schema", &path);
+    assert!(
+        finding.title.contains("`concurrency` twice"),
+        "{}",
+        finding.title
+    );
+    let text = repo.read(&path);
+    let second = text
+        .match_indices("\"concurrency\"")
+        .nth(1)
+        .map(|(offset, _)| text[..offset].matches('\n').count() as u64 + 1)
+        .expect("two occurrences");
+    assert_eq!(finding.location.as_ref().unwrap().line, Some(second));
+}
+
+#[test]
+fn the_seeds_finding_and_obligation_fields_are_accepted_without_warning() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("requirements.json"), |requirements| {
+        let obligation = obligation_mut(requirements, "REQ-001-B02");
+        obligation["source"] = json!("convergence-finding");
+        obligation["introduced_by"] = json!("FINDING-017");
+    });
+    golden.set(
+        &feature("findings/FINDING-017.json"),
+        r#"{"schema_version": 1, "id": "FINDING-017", "severity": "LOW", "type": "missing-behavior",
+"requirement_id": "REQ-001", "obligation_id": "REQ-001-B02", "status": "open",
+"evidence": "no test for a refund timeout", "suggested_action": "create a fix task"}
+"#,
+    );
+    let report = golden.build().gate();
+    assert_pass(&report);
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
 }
 
 #[test]
@@ -1114,4 +1237,294 @@ fn a_report_that_says_pass_does_not_override_a_failed_validator() {
     );
     let report = golden.build().gate();
     assert_eq!(report.overall.result, OverallResult::IssuesFound);
+}
+
+// --- obligation-implemented ---------------------------------------------------------------------
+
+#[test]
+fn a_stubbed_obligation_is_not_implemented_although_convergence_says_implemented() {
+    let mut golden = Golden::new();
+    golden.replace(
+        "src/subscription/cancel.py",
+        "    subscription.status = \"cancelled\"\n",
+        "    # TODO(T1): mark the subscription cancelled\n",
+    );
+    let repo = golden.build();
+    assert!(repo
+        .read(&feature("convergence-report.json"))
+        .contains("implemented"));
+    let report = repo.gate();
+    let finding = expect_finding(
+        &report,
+        "obligation-implemented",
+        "src/subscription/cancel.py",
+    );
+    assert_eq!(finding.location.as_ref().unwrap().line, Some(11));
+    assert!(finding.title.contains("REQ-001-B01"));
+}
+
+#[test]
+fn a_body_that_only_raises_not_implemented_is_a_stub() {
+    let mut golden = Golden::new();
+    golden.replace(
+        "src/subscription/cancel.py",
+        "    subscription.status = \"cancelled\"\n    return subscription\n",
+        "    raise NotImplementedError\n\n",
+    );
+    let report = golden.build().gate();
+    expect_finding(
+        &report,
+        "obligation-implemented",
+        "src/subscription/cancel.py",
+    );
+}
+
+// --- unrequested-public-symbol ------------------------------------------------------------------
+
+#[test]
+fn a_public_function_no_obligation_asks_for_is_unrequested() {
+    let mut golden = Golden::new();
+    golden.replace(
+        "src/subscription/cancel.py",
+        "    return subscription\n",
+        "    return subscription\n\n\ndef cancel_all(subscriptions, user):\n    return [cancel(s, user) for s in subscriptions]\n",
+    );
+    let report = golden.build().gate();
+    let finding = expect_finding(
+        &report,
+        "unrequested-public-symbol",
+        "src/subscription/cancel.py",
+    );
+    assert_eq!(finding.location.as_ref().unwrap().line, Some(15));
+    assert!(finding.title.contains("cancel_all"));
+}
+
+#[test]
+fn a_private_helper_or_an_approved_scope_change_is_not_unrequested() {
+    let mut golden = Golden::new();
+    golden.replace(
+        "src/subscription/cancel.py",
+        "    return subscription\n",
+        "    return subscription\n\n\ndef _helper():\n    return 1\n",
+    );
+    assert_pass(&golden.build().gate());
+    let mut golden = Golden::new();
+    golden.replace(
+        "src/subscription/cancel.py",
+        "    return subscription\n",
+        "    return subscription\n\n\ndef cancel_all(subscriptions, user):\n    return [cancel(s, user) for s in subscriptions]\n",
+    );
+    golden.edit_json(
+        &feature("receipts/approvals/spec-approval.json"),
+        |approval| {
+            approval["scope_changes"] = json!(["src/subscription/cancel.py::cancel_all"]);
+        },
+    );
+    let report = golden.build().gate();
+    assert!(report
+        .findings
+        .iter()
+        .all(|finding| finding.validator.as_deref() != Some("unrequested-public-symbol")));
+}
+
+// --- test-receipt-log ---------------------------------------------------------------------------
+
+#[test]
+fn a_claimed_test_its_log_never_ran_is_reported_at_the_claim() {
+    let mut golden = Golden::new();
+    golden.set(
+        &feature("evidence/unit.log"),
+        "tests/test_cancel.py::test_owner_can_cancel PASSED [100%]\n======= 1 passed in 0.01s =======\n",
+    );
+    let repo = golden.build();
+    let report = repo.gate();
+    let path = feature("receipts/tests/unit.json");
+    let finding = expect_finding(&report, "test-receipt-log", &path);
+    assert_eq!(
+        finding.location.as_ref().unwrap().line,
+        Some(line_of(&repo.read(&path), "\"test_non_owner_is_refused\""))
+    );
+    assert!(finding.title.contains("REQ-001-B02"));
+}
+
+#[test]
+fn a_log_whose_totals_disagree_with_its_lines_is_reported_at_the_log() {
+    let mut golden = Golden::new();
+    golden.replace(&feature("evidence/unit.log"), "2 passed", "12 passed");
+    let report = golden.build().gate();
+    expect_finding(&report, "test-receipt-log", &feature("evidence/unit.log"));
+}
+
+#[test]
+fn a_claimed_test_that_is_not_a_test_ref_of_the_obligation_is_reported() {
+    let mut golden = Golden::new();
+    golden.replace(
+        &feature("receipts/tests/unit.json"),
+        "\"test_owner_can_cancel\"",
+        "\"test_non_owner_is_refused\"",
+    );
+    let report = golden.build().gate();
+    let finding = expect_finding(
+        &report,
+        "test-receipt-log",
+        &feature("receipts/tests/unit.json"),
+    );
+    assert!(finding.title.contains("is not a test ref of REQ-001-B01"));
+}
+
+// --- task-dependencies --------------------------------------------------------------------------
+
+#[test]
+fn a_dependency_on_an_unknown_task_is_reported_at_the_entry() {
+    let mut golden = Golden::new();
+    golden.replace(
+        &feature("tasks/T2.md"),
+        "depends_on: []",
+        "depends_on: [T9]",
+    );
+    let repo = golden.build();
+    let report = repo.gate();
+    let path = feature("tasks/T2.md");
+    let finding = expect_finding(&report, "task-dependencies", &path);
+    assert_eq!(
+        finding.location.as_ref().unwrap().line,
+        Some(line_of(&repo.read(&path), "depends_on"))
+    );
+    assert!(finding.title.contains("T9"));
+}
+
+#[test]
+fn tasks_that_depend_on_each_other_are_one_cycle_finding() {
+    let mut golden = Golden::new();
+    golden.replace(
+        &feature("tasks/T1.md"),
+        "depends_on: []",
+        "depends_on: [T2]",
+    );
+    golden.replace(
+        &feature("tasks/T2.md"),
+        "depends_on: []",
+        "depends_on: [T1]",
+    );
+    let report = golden.build().gate();
+    let cycles = findings_of(&report, "task-dependencies");
+    assert_eq!(cycles.len(), 1, "{cycles:?}");
+    assert!(
+        cycles[0].title.contains("T1 -> T2 -> T1"),
+        "{}",
+        cycles[0].title
+    );
+    assert_eq!(
+        cycles[0].location.as_ref().unwrap().path,
+        feature("tasks/T1.md")
+    );
+}
+
+#[test]
+fn a_dependency_chain_without_cycle_passes() {
+    let mut golden = Golden::new();
+    golden.replace(
+        &feature("tasks/T2.md"),
+        "depends_on: []",
+        "depends_on: [T1]",
+    );
+    assert_pass(&golden.build().gate());
+}
+
+// --- approval-current: the artifact analysis ---------------------------------------------------
+
+#[test]
+fn an_artifact_analysis_no_approval_lists_is_reported() {
+    let mut golden = Golden::new();
+    golden.set(
+        &feature("artifact-analysis.json"),
+        "{\"schema_version\": 1, \"conflicts\": []}\n",
+    );
+    let report = golden.build().gate();
+    expect_finding(
+        &report,
+        "approval-current",
+        &feature("artifact-analysis.json"),
+    );
+    let mut golden = Golden::new();
+    golden.set(
+        &feature("artifact-analysis.json"),
+        "{\"schema_version\": 1, \"conflicts\": []}\n",
+    );
+    golden.edit_json(
+        &feature("receipts/approvals/spec-approval.json"),
+        |approval| {
+            approval["artifacts"]["artifact-analysis.json"] = json!(format!(
+                "sha256:{{{{sha256:{}}}}}",
+                feature("artifact-analysis.json")
+            ));
+        },
+    );
+    assert_pass(&golden.build().gate());
+}
+
+// --- no-blocking-findings: closed_by must be about the finding ---------------------------------
+
+fn closed_finding(closed_by: &str) -> String {
+    format!(
+        r#"{{"schema_version": 1, "id": "FINDING-001", "severity": "HIGH", "type": "missing-behavior",
+"requirement_id": "REQ-001", "obligation_id": "REQ-001-B01", "status": "closed",
+"evidence": "cancel did not set the status", "closed_by": "{closed_by}"}}
+"#
+    )
+}
+
+#[test]
+fn a_finding_closed_by_a_receipt_about_another_obligation_is_reported() {
+    let mut golden = Golden::new();
+    golden.set(
+        &feature("findings/FINDING-001.json"),
+        &closed_finding("receipts/reviews/T2.json"),
+    );
+    let repo = golden.build();
+    let report = repo.gate();
+    let path = feature("findings/FINDING-001.json");
+    let finding = expect_finding(&report, "no-blocking-findings", &path);
+    assert!(
+        finding.title.contains("not about its obligation"),
+        "{}",
+        finding.title
+    );
+    assert_eq!(
+        finding.location.as_ref().unwrap().line,
+        Some(line_of(&repo.read(&path), "\"closed_by\""))
+    );
+}
+
+#[test]
+fn a_finding_closed_by_a_passing_test_of_its_obligation_passes() {
+    let mut golden = Golden::new();
+    golden.set(
+        &feature("findings/FINDING-001.json"),
+        &closed_finding("receipts/tests/unit.json"),
+    );
+    assert_pass(&golden.build().gate());
+    let mut golden = Golden::new();
+    golden.set(
+        &feature("findings/FINDING-001.json"),
+        &closed_finding("receipts/reviews/T1.json"),
+    );
+    assert_pass(&golden.build().gate());
+}
+
+// --- review-receipts-pass: the omission-hunter is always required --------------------------------
+
+#[test]
+fn a_workflow_without_reviewers_still_requires_the_omission_hunter() {
+    let workflow = WORKFLOW.replace("reviewers: [omission-hunter]", "reviewers: []");
+    let mut golden = with_workflow(&workflow);
+    assert_pass(&golden.clone().build().gate());
+    golden.remove(&feature("receipts/evaluations/omission-hunter.json"));
+    let report = golden.build().gate();
+    let finding = expect_finding(
+        &report,
+        "review-receipts-pass",
+        &feature("receipts/evaluations/omission-hunter.json"),
+    );
+    assert!(finding.title.contains("omission-hunter"));
 }

@@ -202,16 +202,16 @@ impl Golden {
         }
         put(
             feature("evidence/unit.log"),
-            "tests/test_cancel.py::test_owner_can_cancel PASSED\n\
-             tests/test_cancel.py::test_non_owner_is_refused PASSED\n\
-             2 passed in 0.01s\n"
+            "tests/test_cancel.py::test_owner_can_cancel PASSED [ 50%]\n\
+             tests/test_cancel.py::test_non_owner_is_refused PASSED [100%]\n\
+             ============ 2 passed in 0.01s ============\n"
                 .into(),
         );
         put(
             feature("receipts/tests/unit.json"),
             pretty(
                 &json!({"schema_version": 1, "git_tree": "{{source-tree}}", "diff_sha256": null,
-                "command": "python -m pytest tests/test_cancel.py", "exit_code": 0,
+                "command": "python -m pytest tests/test_cancel.py -v", "exit_code": 0,
                 "log_file": "evidence/unit.log",
                 "log_sha256": format!("sha256:{{{{sha256:{}}}}}", feature("evidence/unit.log")),
                 "obligations": [
@@ -479,6 +479,15 @@ impl TestRepo {
         let when = signature(parent.time().seconds() + 60);
         repo.commit(Some("HEAD"), &when, &when, "fix", &tree, &[&parent])
             .expect("commit");
+    }
+
+    /// Writes a file into the work tree and adds it to the index (a staged change).
+    pub fn stage(&self, path: &str, content: &str) {
+        self.write(path, content);
+        let repo = Repository::open(&self.root).expect("open repo");
+        let mut index = repo.index().expect("index");
+        index.add_path(Path::new(path)).expect("stage");
+        index.write().expect("write index");
     }
 
     /// Runs the reference gate with the default options.

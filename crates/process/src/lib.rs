@@ -1,6 +1,15 @@
-//! Running an external command under a time limit: in a process group of its own (killed whole
-//! on timeout and again when the command ends, so no child outlives it), with a cleared
-//! environment, no standard input, and a bounded capture of what it prints.
+//! Running an external command under a time limit: in a process group of its own (killed whole on
+//! timeout and when the command ends), optionally in a PID namespace of its own (so that no child
+//! outlives it, `setsid` ones included), with a cleared environment, no standard input, a bounded
+//! capture of what it prints, and optionally a Landlock filesystem sandbox and no network
+//! (`isolate.rs`).
+
+mod isolate;
+
+pub use isolate::{
+    containment, landlock_abi, network_isolation_available, real, Containment, Sandbox,
+    SYSTEM_DEVICES, SYSTEM_READ,
+};
 
 use std::collections::BTreeSet;
 use std::io::Read;
@@ -228,9 +237,27 @@ fn find_program(program: &str, env: &[(String, String)]) -> std::path::PathBuf {
         .unwrap_or_else(|| program.into())
 }
 
-/// Runs a command to its end or its timeout. Never panics and never returns early: every failure
-/// is in the record.
+/// How a command is isolated beyond its process group (and `PR_SET_PDEATHSIG`, always set).
+#[derive(Debug, Clone, Default)]
+pub struct Isolation {
+    /// A PID namespace of its own where the machine allows it: every process the command starts
+    /// dies with it, `setsid` and double forks included. Off in [`run`] (the command then is an
+    /// ordinary child: `$PPID` is its caller), on for external pipelines.
+    pub contain: bool,
+    /// A Landlock filesystem sandbox; `None` runs the command with gatebench's own access.
+    pub sandbox: Option<Sandbox>,
+    /// An empty network namespace (loopback only, down).
+    pub no_network: bool,
+}
+
+/// Runs a command to its end or its timeout, in its process group. Never panics and never
+/// returns early: every failure is in the record.
 pub fn run(spawn: &Spawn<'_>) -> ProcessRecord {
+    run_isolated(spawn, &Isolation::default())
+}
+
+/// [`run`], with a sandbox and no network when `isolation` asks for them.
+pub fn run_isolated(spawn: &Spawn<'_>, isolation: &Isolation) -> ProcessRecord {
     let mut record = ProcessRecord {
         argv: spawn.argv.to_vec(),
         exit_code: None,
@@ -255,6 +282,19 @@ pub fn run(spawn: &Spawn<'_>) -> ProcessRecord {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    let ruleset = match isolation.sandbox.as_ref().map(isolate::ruleset).transpose() {
+        Ok(r) => r,
+        Err(e) => {
+            record.spawn_error = Some(e);
+            return record;
+        }
+    };
+    let mut plan = isolate::ChildPlan::new(isolation.contain, isolation.no_network, ruleset);
+    // SAFETY: `in_child` makes only system calls (it may fork; its intermediate process never
+    // returns), and enforces a ruleset prepared in the parent.
+    unsafe {
+        command.pre_exec(move || isolate::in_child(&mut plan));
+    }
     let started = Instant::now();
     // The registry lock is held across spawn so that a Ctrl-C between spawn and registration
     // cannot miss the new group.
@@ -361,5 +401,97 @@ mod tests {
         });
         assert!(r.spawn_error.is_some(), "{r:?}");
         assert_eq!(r.exit_code, None);
+    }
+
+    fn sh(script: &str, isolation: &Isolation) -> ProcessRecord {
+        let argv = vec!["/bin/sh".to_owned(), "-c".to_owned(), script.to_owned()];
+        run_isolated(
+            &Spawn {
+                argv: &argv,
+                cwd: Path::new("/"),
+                env: &[("PATH".into(), "/usr/bin:/bin".into())],
+                timeout: Duration::from_secs(20),
+            },
+            isolation,
+        )
+    }
+
+    /// Processes whose command line holds `needle`.
+    fn processes_with(needle: &str) -> Vec<String> {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+            .filter(|c| c.contains(needle))
+            .collect()
+    }
+
+    #[test]
+    fn a_setsid_child_and_a_double_fork_do_not_outlive_their_command() {
+        if containment() != Containment::PidNamespace {
+            eprintln!("no PID namespace on this machine: containment is the process group only");
+            return;
+        }
+        let mark = format!("{}.{}", 100 + std::process::id() % 800, 17);
+        let r = sh(
+            &format!("setsid sleep {mark} & (sh -c 'sleep {mark} &' &) ; sleep 0.2; exit 3"),
+            &Isolation {
+                contain: true,
+                ..Isolation::default()
+            },
+        );
+        assert_eq!(r.exit_code, Some(3), "{r:?}");
+        assert_eq!(
+            processes_with(&format!("sleep {mark}")),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn a_sandboxed_command_reads_and_writes_only_what_it_was_given() {
+        if landlock_abi().is_none() {
+            eprintln!("no Landlock in this kernel");
+            return;
+        }
+        let secret = tempfile_dir("secret");
+        std::fs::write(secret.join("key"), "answer").unwrap();
+        let out = tempfile_dir("out");
+        let mut read: Vec<std::path::PathBuf> = SYSTEM_READ.iter().map(Into::into).collect();
+        read.extend(SYSTEM_DEVICES.iter().map(Into::into));
+        let sandbox = Sandbox {
+            read,
+            write: vec![out.clone()],
+        };
+        let isolation = Isolation {
+            sandbox: Some(sandbox),
+            ..Isolation::default()
+        };
+        let r = sh(
+            &format!(
+                "cat {}/key; echo $? > {}/status; echo ok > /dev/null; touch {}/planted",
+                secret.display(),
+                out.display(),
+                secret.display()
+            ),
+            &isolation,
+        );
+        assert_eq!(r.spawn_error, None, "{r:?}");
+        assert!(!r.stdout.text.contains("answer"), "{r:?}");
+        assert!(r.stderr.text.contains("Permission denied"), "{r:?}");
+        assert_eq!(std::fs::read_to_string(out.join("status")).unwrap(), "1\n");
+        assert!(!secret.join("planted").exists());
+        let _ = std::fs::remove_dir_all(&secret);
+        let _ = std::fs::remove_dir_all(&out);
+    }
+
+    fn tempfile_dir(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "gatebench-process-test-{}-{name}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
     }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::context::{live_obligations, Context};
 use crate::finding::{GateFinding, ValidatorId};
-use crate::ledger::{Classification, FindingStatus, ReceiptFinding};
+use crate::ledger::{Classification, FindingStatus, LedgerFinding, ReceiptFinding, TestResult};
 use crate::load::{feature_relative, quoted, FeatureLedger};
 use crate::repo::is_plain_relative;
 
@@ -137,7 +137,12 @@ pub fn no_blocking_findings(ctx: &Context, feature: &FeatureLedger) -> Vec<GateF
             (FindingStatus::Closed, Some(closed_by)) => {
                 let relative = feature_relative(closed_by);
                 if is_plain_relative(relative) && ctx.repo.is_file(&feature.path(relative)) {
-                    None
+                    (!closing_receipt_touches(feature, relative, value)).then(|| {
+                        (
+                            "is closed by a receipt that is not about its obligation",
+                            finding.file.line_of("\"closed_by\""),
+                        )
+                    })
                 } else {
                     Some((
                         "is closed by a receipt that does not exist",
@@ -211,6 +216,55 @@ pub fn no_blocking_findings(ctx: &Context, feature: &FeatureLedger) -> Vec<GateF
         }
     }
     findings
+}
+
+/// Whether the receipt at `relative` (feature folder) is about the place the finding names: a
+/// test receipt with a `pass` result for its obligation, an implementation receipt listing the
+/// obligation, or the review of a task that lists it. A finding that names only a requirement is
+/// touched by a receipt about any of the requirement's obligations; one that names neither by
+/// any receipt.
+fn closing_receipt_touches(
+    feature: &FeatureLedger,
+    relative: &str,
+    finding: &LedgerFinding,
+) -> bool {
+    let obligations: Vec<String> = match (&finding.obligation_id, &finding.requirement_id) {
+        (Some(obligation), _) => vec![obligation.clone()],
+        (None, Some(requirement)) => feature
+            .requirements
+            .as_ref()
+            .map(|requirements| {
+                requirements
+                    .value
+                    .requirements
+                    .iter()
+                    .filter(|candidate| &candidate.id == requirement)
+                    .flat_map(|candidate| candidate.obligations.iter().map(|o| o.id.clone()))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        (None, None) => return true,
+    };
+    let about = |id: &str| obligations.iter().any(|obligation| obligation == id);
+    if let Some(Some(receipt)) = feature.tests.get(relative) {
+        return receipt
+            .value
+            .obligations
+            .iter()
+            .any(|tested| about(&tested.id) && tested.result == TestResult::Pass);
+    }
+    if let Some(Some(receipt)) = feature.implementations.get(relative) {
+        return receipt.value.obligations.iter().any(|done| about(&done.id));
+    }
+    if let Some(Some(review)) = feature.reviews.get(relative) {
+        return feature
+            .tasks
+            .get(&review.value.task_id)
+            .and_then(|task| task.front.as_ref())
+            .is_some_and(|front| front.obligations.iter().any(|id| about(id)));
+    }
+    // Evaluations and other receipts judge the whole feature.
+    true
 }
 
 fn is_open_blocker(finding: &ReceiptFinding) -> bool {

@@ -89,10 +89,9 @@ pub fn detail_expansion(feature: &FeatureLedger) -> Vec<GateFinding> {
             };
             match detail.conclusion {
                 Conclusion::Applicable => {
-                    let has_obligation = requirement
-                        .obligations
-                        .iter()
-                        .any(|obligation| obligation.is_live() && obligation.category == category);
+                    let has_obligation = requirement.obligations.iter().any(|obligation| {
+                        obligation.is_live() && obligation.category == Some(category)
+                    });
                     if !has_obligation {
                         findings.push(
                             GateFinding::new(
@@ -134,7 +133,7 @@ pub fn detail_expansion(feature: &FeatureLedger) -> Vec<GateFinding> {
                         );
                     }
                     for obligation in &requirement.obligations {
-                        if obligation.is_live() && obligation.category == category {
+                        if obligation.is_live() && obligation.category == Some(category) {
                             findings.push(
                                 GateFinding::new(
                                     ValidatorId::DetailExpansion,
@@ -215,7 +214,7 @@ pub fn obligation_test_plan(feature: &FeatureLedger) -> Vec<GateFinding> {
                 ),
             ));
         }
-        if obligation.category == DetailCategory::ForbiddenBehavior
+        if obligation.category == Some(DetailCategory::ForbiddenBehavior)
             && !plan.forbidden.iter().any(|item| !item.trim().is_empty())
         {
             findings.push(finding(

@@ -337,11 +337,20 @@ pub fn evidence_bound_to_current_tree(ctx: &Context, feature: &FeatureLedger) ->
     findings
 }
 
-/// `review-receipts-pass`: every required reviewer (workflow `reviewers`) has an evaluation
-/// receipt with verdict pass, and no review or evaluation says fail.
+/// The evaluator seed 004 always requires.
+const OMISSION_HUNTER: &str = "omission-hunter";
+
+/// `review-receipts-pass`: every required reviewer (workflow `reviewers`, and `omission-hunter`
+/// always) has an evaluation receipt with verdict pass, and no review or evaluation says fail.
 pub fn review_receipts_pass(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
     let mut findings = Vec::new();
-    for reviewer in &ctx.workflow.reviewers {
+    // Seed 004 (5.2, 5.3, 7.6): every execution ends with the omission-hunter's reverse review,
+    // whatever reviewers a workflow lists; a workflow cannot opt out of it.
+    let mut reviewers = ctx.workflow.reviewers.clone();
+    if !reviewers.iter().any(|reviewer| reviewer == OMISSION_HUNTER) {
+        reviewers.push(OMISSION_HUNTER.to_owned());
+    }
+    for reviewer in &reviewers {
         let found = feature
             .evaluations
             .values()
@@ -354,9 +363,10 @@ pub fn review_receipts_pass(ctx: &Context, feature: &FeatureLedger) -> Vec<GateF
                     ValidatorId::ReviewReceiptsPass,
                     format!("required reviewer {reviewer} has no evaluation"),
                     format!(
-                        "The workflow requires an evaluation from {reviewer}, but no receipt in \
-                         {} has `evaluator: {reviewer}`. Run the {reviewer} evaluation and record \
-                         its receipt ({path}).",
+                        "The workflow (or, for omission-hunter, seed 004 whatever the workflow \
+                         lists) requires an evaluation from {reviewer}, but no receipt in {} has \
+                         `evaluator: {reviewer}`. Run the {reviewer} evaluation and record its \
+                         receipt ({path}).",
                         feature.path("receipts/evaluations/")
                     ),
                 )
@@ -414,6 +424,9 @@ pub fn review_receipts_pass(ctx: &Context, feature: &FeatureLedger) -> Vec<GateF
 /// The artifacts an approval must cover.
 const APPROVED_ARTIFACTS: [&str; 3] = ["spec.md", "requirements.json", "plan.md"];
 
+/// The artifact analysis, approved with the others when it exists.
+const ANALYSIS: &str = "artifact-analysis.json";
+
 /// `approval-current`: approvals exist and cover spec.md, requirements.json and plan.md; every
 /// approved artifact still has the approved sha256; `spec_sha256` names the current spec.md; a
 /// superseded obligation names its replacement, a reason and an existing approval.
@@ -433,7 +446,13 @@ pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
             .at(path, None),
         );
     } else {
-        for artifact in APPROVED_ARTIFACTS {
+        // artifact-analysis.json (seed 004, 10.2) must be approved with the others when the
+        // pipeline wrote one.
+        let analysis = ctx
+            .repo
+            .is_file(&feature.path(ANALYSIS))
+            .then_some(ANALYSIS);
+        for artifact in APPROVED_ARTIFACTS.into_iter().chain(analysis) {
             let covered = feature.approvals.values().flatten().any(|approval| {
                 approval
                     .value

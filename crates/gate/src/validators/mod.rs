@@ -1,10 +1,12 @@
 //! The Loom validators (seed 004, 9.2) and the gate's checks of the detail ledger, one file per
 //! family; `crate::loom` runs them all.
 
+pub mod computed;
 pub mod convergence;
 pub mod details;
 pub mod evidence;
 pub mod isolation;
 pub mod ownership;
+pub mod receipt_log;
 pub mod refs;
 pub mod tasks;

@@ -334,3 +334,87 @@ pub fn acceptance_items(feature: &FeatureLedger) -> Vec<GateFinding> {
     }
     findings
 }
+
+/// `task-dependencies`: every `depends_on` entry names a task of the feature, and the
+/// dependency graph has no cycle (a task that waits for itself, directly or through others, can
+/// never start). Each finding points at the entry in the task file that names the dependency.
+pub fn task_dependencies(feature: &FeatureLedger) -> Vec<GateFinding> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut findings = Vec::new();
+    let graph: BTreeMap<&str, (&crate::load::TaskFile, &Vec<String>)> = feature
+        .tasks
+        .iter()
+        .filter_map(|(id, task)| {
+            task.front
+                .as_ref()
+                .map(|front| (id.as_str(), (task, &front.depends_on)))
+        })
+        .collect();
+    for (id, (task, depends_on)) in &graph {
+        for dependency in depends_on.iter() {
+            if !feature.tasks.contains_key(dependency) {
+                findings.push(
+                    GateFinding::new(
+                        ValidatorId::TaskDependencies,
+                        format!("{id} depends on unknown task {dependency}"),
+                        format!(
+                            "{} lists `{dependency}` in `depends_on`, but the feature has no \
+                             tasks/{dependency}.md: the task waits for work nobody planned. Fix \
+                             the id or plan the task.",
+                            task.file.path
+                        ),
+                    )
+                    .at(
+                        &task.file.path,
+                        task.file.line_after("depends_on", dependency),
+                    ),
+                );
+            }
+        }
+    }
+    // Cycles: depth-first search; each cycle is reported once, at its smallest task id.
+    let mut reported: BTreeSet<Vec<&str>> = BTreeSet::new();
+    for start in graph.keys() {
+        let mut stack: Vec<(&str, Vec<&str>)> = vec![(start, vec![start])];
+        while let Some((node, path)) = stack.pop() {
+            let Some((_, depends_on)) = graph.get(node) else {
+                continue;
+            };
+            for next in depends_on.iter().map(String::as_str) {
+                if next == *start {
+                    let mut cycle = path.clone();
+                    let smallest = cycle.iter().min().copied().unwrap_or(start);
+                    let turn = cycle.iter().position(|id| *id == smallest).unwrap_or(0);
+                    cycle.rotate_left(turn);
+                    if smallest == *start && reported.insert(cycle.clone()) {
+                        let (task, _) = graph[start];
+                        let first = path.get(1).copied().unwrap_or(start);
+                        let mut shown = cycle.clone();
+                        shown.push(smallest);
+                        findings.push(
+                            GateFinding::new(
+                                ValidatorId::TaskDependencies,
+                                format!(
+                                    "tasks depend on each other in a cycle: {}",
+                                    shown.join(" -> ")
+                                ),
+                                format!(
+                                    "{} depends on {first}, and the chain {} comes back to it: no \
+                                     task of the cycle can start first. Remove one dependency.",
+                                    task.file.path,
+                                    shown.join(" -> ")
+                                ),
+                            )
+                            .at(&task.file.path, task.file.line_after("depends_on", first)),
+                        );
+                    }
+                } else if !path.contains(&next) && graph.contains_key(next) {
+                    let mut longer = path.clone();
+                    longer.push(next);
+                    stack.push((next, longer));
+                }
+            }
+        }
+    }
+    findings
+}

@@ -58,6 +58,37 @@ pub fn names_path(text: &str, path: &str) -> bool {
 
 /// Runs the delivery-documents gate for `requirement_id`; `base_ref` only names the diff in
 /// messages.
+/// Seed 000's minimum content of a delivery document, as topics each recognised by any of its
+/// lower-case keywords (English or the seed's Chinese). The changelist's minimum (reconciled with
+/// the diff) is checked against the diff itself.
+pub fn minimum_content(kind: &str) -> &'static [(&'static str, &'static [&'static str])] {
+    match kind {
+        "tech-ref" => &[
+            ("the interface", &["interface", "接口"]),
+            ("the core function", &["core function", "核心功能"]),
+            ("the data flow", &["data flow", "数据流"]),
+            ("the configuration", &["configuration", "配置"]),
+            ("notes for testers", &["notes", "注意事项"]),
+        ],
+        "review-report" => &[
+            ("the V4 unified audit conclusion", &["v4"]),
+            (
+                "the comment and deleted-code check",
+                &["deleted-code", "deleted code", "删除代码"],
+            ),
+            ("the Git conventions check", &["git"]),
+            ("a score", &["score", "评分"]),
+            ("the V1-V5 summary", &["v1-v5", "v1–v5", "v1 "]),
+            ("the Critical closure status", &["critical"]),
+            (
+                "the delivery verdict",
+                &["deliverable", "delivery verdict", "交付判定"],
+            ),
+        ],
+        _ => &[],
+    }
+}
+
 pub fn check(repo: &RepoView, requirement_id: &str, base_ref: &str) -> DeliveryOutcome {
     let mut findings = Vec::new();
     let mut texts = Vec::new();
@@ -161,6 +192,26 @@ pub fn check(repo: &RepoView, requirement_id: &str, base_ref: &str) -> DeliveryO
                     );
                     break;
                 }
+            }
+        }
+    }
+    for (kind, path, text) in &texts {
+        for (topic, keywords) in minimum_content(kind) {
+            let lower = text.to_lowercase();
+            if !keywords.iter().any(|keyword| lower.contains(keyword)) {
+                findings.push(
+                    LoopCheck::Delivery
+                        .item(
+                            format!("{path} does not cover {topic}"),
+                            format!(
+                                "Seed 000's minimum for the {kind} includes {topic}, and {path} \
+                                 never mentions it (looked for: {}). Add it.",
+                                keywords.join(", ")
+                            ),
+                        )
+                        .at(path, Some(1))
+                        .requirement(requirement_id),
+                );
             }
         }
     }

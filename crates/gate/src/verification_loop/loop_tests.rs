@@ -58,11 +58,18 @@ impl Loop {
         this.golden.set(&prd_path(), &prd());
         this.golden.set(
             &format!("docs/delivery/{ID}-tech-ref.md"),
-            &format!("# {ID} tech-ref\n\n`cancel(subscription, user)`: owners only.\n"),
+            &format!(
+                "# {ID} tech-ref\n\nInterface: `cancel(subscription, user)`. Core function: \
+                 owners only. Data flow: in memory. Configuration: none. Notes: none.\n"
+            ),
         );
         this.golden.set(
             &format!("docs/delivery/{ID}-review-report.md"),
-            &format!("# {ID} review report\n\nV1-V5 pass. {ID} is deliverable.\n"),
+            &format!(
+                "# {ID} review report\n\nV4 audit: no Critical open. Comment and deleted-code \
+                 check: clean. Git conventions: clean. Score: 90/100.\nV1-V5 pass. {ID} is \
+                 deliverable.\n"
+            ),
         );
         this
     }
@@ -179,7 +186,12 @@ fn a_repository_without_a_verification_section_is_judged_as_before() {
         .collect();
     assert_eq!(
         skills,
-        ["loom-validators", "detail-ledger", "pipeline-config"]
+        [
+            "loom-validators",
+            "detail-ledger",
+            "pipeline-config",
+            "independent-checks"
+        ]
     );
     assert!(!repo.path().join("docs/delivery/.state").exists());
     assert!(!report.extra.contains_key(EXTENSION_KEY));
@@ -760,4 +772,38 @@ fn build_warnings_are_recorded_in_the_report_although_v1_has_no_warning_items() 
     );
     let summary = state(&repo).dimensions.build.summary;
     assert!(summary.contains("warning: deprecated flag"), "{summary}");
+}
+
+#[test]
+fn a_delivery_document_below_the_seeds_minimum_content_names_the_missing_topic() {
+    let mut lp = Loop::new();
+    lp.golden.replace(
+        &format!("docs/delivery/{ID}-tech-ref.md"),
+        " Data flow: in memory.",
+        "",
+    );
+    lp.golden.replace(
+        &format!("docs/delivery/{ID}-review-report.md"),
+        " Score: 90/100.",
+        "",
+    );
+    let repo = lp.build();
+    let report = round(&repo);
+    let titles: Vec<&str> = report
+        .findings
+        .iter()
+        .filter(|f| f.validator.as_deref() == Some("delivery-documents"))
+        .map(|f| f.title.as_str())
+        .collect();
+    assert!(
+        titles.contains(&"docs/delivery/SV-1-tech-ref.md does not cover the data flow"),
+        "{}",
+        describe(&report)
+    );
+    assert!(
+        titles.contains(&"docs/delivery/SV-1-review-report.md does not cover a score"),
+        "{}",
+        describe(&report)
+    );
+    assert_eq!(titles.len(), 2, "{titles:?}");
 }

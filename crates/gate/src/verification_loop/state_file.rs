@@ -436,6 +436,17 @@ pub fn read(repo_dir: &Path, requirement_id: &str) -> ReadState {
             )
         }
     };
+    // A key given twice would be read as its last value: the file says two things at once.
+    if let Some((key, line)) = crate::load::duplicate_keys(&String::from_utf8_lossy(&bytes))
+        .into_iter()
+        .next()
+    {
+        return invalid(
+            &path,
+            Some(line),
+            format!("it gives the key `{key}` twice (line {line})"),
+        );
+    }
     let problems: Vec<String> = schema_validator()
         .iter_errors(&value)
         .take(3)

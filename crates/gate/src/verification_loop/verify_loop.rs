@@ -530,7 +530,10 @@ fn alignment(
     }
     let status = if loom_blocked {
         DimensionStatus::Blocked
-    } else if findings.is_empty() {
+    } else if findings
+        .iter()
+        .all(|finding| finding.severity <= crate::finding::WARNING_MAX)
+    {
         DimensionStatus::Pass
     } else {
         DimensionStatus::Fail

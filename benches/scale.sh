@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The scale benchmark (issue 14): N fixtures end to end with the built-in gate, reporting wall time,
+# fixtures per second, CPU per fixture and peak resident memory. The corpus is the bundled one,
+# every omission fixture copied with new ids (`<id>-rN`) until N fixtures, plus the goldens they
+# extend; repositories go to tmpfs when /dev/shm exists.
+#
+#   cargo build --release && bash benches/scale.sh 100 1000 10000
+#
+# Prints one Markdown row per N (docs/PERFORMANCE.md keeps the figures).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=target/release/gatebench
+[ -x "$bin" ] || { echo "build first: cargo build --release" >&2; exit 1; }
+command -v /usr/bin/time >/dev/null || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
+jobs="${JOBS:-2}"
+scratch="$(mktemp -d "${TMPDIR:-/tmp}/gatebench-scale.XXXXXX")"
+trap 'rm -rf "$scratch"' EXIT
+work=/dev/shm; [ -d "$work" ] || work="$scratch"
+goldens=$(grep -L '^extends:' fixtures/*/fixture.yaml | xargs -n1 dirname | xargs -n1 basename)
+omissions=$(grep -l '^extends:' fixtures/*/fixture.yaml | xargs -n1 dirname | xargs -n1 basename)
+echo "| fixtures | wall s | fixtures/s | CPU ms/fixture (user+sys) | peak RSS MiB | results.json KiB/trial |"
+echo "|---|---|---|---|---|---|"
+for n in "${@:-100}"; do
+  dir="$scratch/n$n"; mkdir -p "$dir/fixtures" "$dir/scenarios"
+  count=0
+  for g in $goldens; do cp -r "fixtures/$g" "$dir/fixtures/"; count=$((count + 1)); done
+  round=0
+  while [ "$count" -lt "$n" ]; do
+    for o in $omissions; do
+      [ "$count" -ge "$n" ] && break
+      new="$o-r$round"
+      cp -r "fixtures/$o" "$dir/fixtures/$new"
+      sed -i "s/^id: .*/id: $new/" "$dir/fixtures/$new/fixture.yaml"
+      count=$((count + 1))
+    done
+    round=$((round + 1))
+  done
+  cat > "$dir/scenarios/scale.yaml" <<YAML
+name: scale
+fixtures_dir: ../fixtures
+pipeline: {kind: builtin}
+thresholds: {min_recall: 0.0, max_false_pass_rate: 1.0, max_rounds_off: 1000000}
+YAML
+  /usr/bin/time -v -o "$dir/time.txt" "$bin" run "$dir/scenarios/scale.yaml" --quiet \
+    --jobs "$jobs" --work-dir "$work" --reports-dir "$dir/reports" >"$dir/out.txt" 2>&1 || true
+  wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$dir/time.txt" | awk -F: '{ if (NF==3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
+  user=$(awk -F': ' '/User time/ {print $2}' "$dir/time.txt")
+  sys=$(awk -F': ' '/System time/ {print $2}' "$dir/time.txt")
+  rss=$(awk -F': ' '/Maximum resident/ {print $2}' "$dir/time.txt")
+  results=$(ls "$dir"/reports/*/results.json 2>/dev/null | head -1)
+  size=$([ -n "$results" ] && stat -c %s "$results" || echo 0)
+  awk -v n="$count" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" -v b="$size" 'BEGIN {
+    printf "| %d | %.2f | %.0f | %.2f | %.0f | %.1f |\n", n, w, n / w, (u + s) * 1000 / n, r / 1024, b / 1024 / n }'
+  rm -rf "$dir"
+done
