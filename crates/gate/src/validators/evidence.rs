@@ -25,64 +25,6 @@ fn receipt_defects(ctx: &Context, feature: &FeatureLedger, receipt: &TestReceipt
     defects
 }
 
-/// Whether a log line reports a test as failed (pytest, cargo test, TAP and node:test styles).
-fn reports_failure(line: &str) -> bool {
-    let t = line.trim();
-    line.contains("FAILED") || t.starts_with("not ok ") || t.contains('\u{2716}')
-}
-
-/// The test ids a test receipt claims as passing that its log (whose hash matches) does not show,
-/// or shows failing: a receipt is evidence only for the tests its log records passing.
-fn log_claims(
-    ctx: &Context,
-    feature: &FeatureLedger,
-    key: &str,
-    receipt: &Parsed<TestReceipt>,
-) -> Vec<GateFinding> {
-    let mut findings = Vec::new();
-    if log_defect(ctx, feature, &receipt.value).is_some() {
-        return findings;
-    }
-    let log_path = feature.path(feature_relative(&receipt.value.log_file));
-    let Some(content) = ctx.repo.read(&log_path) else {
-        return findings;
-    };
-    let log = String::from_utf8_lossy(&content);
-    let file = &receipt.file;
-    for tested in &receipt.value.obligations {
-        if tested.result != TestResult::Pass {
-            continue;
-        }
-        for test in &tested.test_ids {
-            let lines: Vec<&str> = log.lines().filter(|l| l.contains(test.as_str())).collect();
-            let why = if lines.is_empty() {
-                format!("its log {log_path} does not show the test `{test}` at all")
-            } else if lines.iter().any(|l| reports_failure(l)) {
-                format!("its log {log_path} reports the test `{test}` as failed")
-            } else {
-                continue;
-            };
-            findings.push(
-                GateFinding::new(
-                    ValidatorId::ObligationEvidenceClosure,
-                    format!(
-                        "test receipt {key} claims {test} for {} without its log",
-                        tested.id
-                    ),
-                    format!(
-                        "{} records {} as pass through `{test}`, but {why}. Re-run the tests and \
-                         record the log they print.",
-                        file.path, tested.id
-                    ),
-                )
-                .at(&file.path, file.line_of(&quoted(test)))
-                .obligation(&tested.id),
-            );
-        }
-    }
-    findings
-}
-
 /// Why a test receipt's log does not back it, if it does not.
 fn log_defect(ctx: &Context, feature: &FeatureLedger, receipt: &TestReceipt) -> Option<String> {
     let log = feature_relative(&receipt.log_file);
@@ -142,7 +84,6 @@ pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Ve
                 .at(&file.path, file.line_of("\"log_sha256\"")),
             );
         }
-        findings.extend(log_claims(ctx, feature, key, receipt));
         for tested in &receipt.value.obligations {
             if tested.result != TestResult::Pass {
                 findings.push(
