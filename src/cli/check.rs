@@ -63,6 +63,22 @@ fn cmd_check(fixtures: &Path, scenarios: &Path) -> CmdResult {
                             loaded = corpus::load(&own).map_err(|e| errors.extend(e)).ok();
                             loaded.as_ref()
                         };
+                        // A scenario that generates mutants selects among them too.
+                        let composed;
+                        let against = match against {
+                            Some(_) if s.spec.mutants.is_some() => {
+                                composed = corpus::load(&own)
+                                    .map_err(|e| errors.extend(e))
+                                    .ok()
+                                    .and_then(|c| {
+                                        execute::with_mutants(&s, c)
+                                            .map_err(|e| errors.push(e))
+                                            .ok()
+                                    });
+                                composed.as_ref()
+                            }
+                            other => other,
+                        };
                         if let Some(c) = against {
                             if let Err(e) = execute::check_selection(&s, &own, c, &[]) {
                                 errors.push(e);

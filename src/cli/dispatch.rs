@@ -6,8 +6,8 @@ use gatebench::error::Error;
 use gatebench::exit_code;
 
 use crate::cli::{
-    baseline, check, compare, explain, gate, import, list, materialize, merge, replay, run, schema,
-    workflow_schema,
+    baseline, check, compare, explain, gate, import, list, materialize, merge, mutate, replay, run,
+    schema, workflow_schema,
 };
 
 /// What a subcommand returns: its exit code, or the errors that stopped it.
@@ -45,6 +45,9 @@ enum Command {
     /// What a fixture plants (the diff from its golden), what a correct gate must report, and
     /// what the last run's pipeline reported for it.
     Explain(explain::ExplainArgs),
+    /// The generated mutants of the goldens: list them (`--list`), or write chosen ones as
+    /// fixture folders (`--write DIR MUTANT...`).
+    Mutate(mutate::MutateArgs),
     /// Validate every fixture and scenario without running anything.
     Check(check::CheckArgs),
     /// Run the reference gate on a repository; exits non-zero unless the verdict is PASS.
@@ -81,6 +84,7 @@ pub fn main() -> i32 {
         Command::Merge(args) => merge::run(args),
         Command::Baseline(args) => baseline::run(args),
         Command::Explain(args) => explain::run(args),
+        Command::Mutate(args) => mutate::run(args),
         Command::Check(args) => check::run(args),
         Command::Gate(args) => gate::run(args),
         Command::Import(args) => import::run(args),

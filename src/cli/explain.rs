@@ -31,7 +31,7 @@ pub fn run(args: ExplainArgs) -> CmdResult {
 }
 
 fn cmd_explain(fixtures: &Path, id: &str, results: Option<&Path>, reports_dir: &Path) -> CmdResult {
-    let corpus = corpus::load(fixtures)?;
+    let corpus = gatebench::mutate::generate::with_mutant(corpus::load(fixtures)?, id);
     // No run yet is not an error for `explain`: it still shows the fixture.
     let last = match results {
         Some(p) => Some((p.display().to_string(), runs::read(p).map_err(|e| vec![e])?)),

@@ -11,6 +11,7 @@ mod import;
 mod list;
 mod materialize;
 mod merge;
+mod mutate;
 mod replay;
 pub(crate) mod run;
 mod schema;

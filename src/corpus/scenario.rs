@@ -41,6 +41,10 @@ pub struct ScenarioFile {
     pub base_ref: String,
     #[serde(default)]
     pub thresholds: Thresholds,
+    /// Generated mutants of the goldens to add to the corpus before selection (docs/MUTATION.md);
+    /// select them with `fixtures: {tags: [mutant]}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutants: Option<MutantSelection>,
     /// What a trial whose pipeline changed the repository it verified comes to: `error` (the
     /// default: a verifier must not fix what it judges) or `flag` (its outcome stands, the
     /// change is only reported).
@@ -63,6 +67,16 @@ pub enum OnModified {
     #[default]
     Error,
     Flag,
+}
+
+/// Which mutants a run generates: of these goldens, by these operators (empty: all).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MutantSelection {
+    #[serde(default)]
+    pub goldens: Vec<String>,
+    #[serde(default)]
+    pub operators: Vec<String>,
 }
 
 fn one() -> u32 {

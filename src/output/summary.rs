@@ -492,6 +492,11 @@ pub fn terminal(results: &RunResults) -> String {
             t.name, t.figure, t.bar
         );
     }
+    if let Some(mutation) = &results.metrics.mutation {
+        for line in crate::score::mutation::summary_lines(mutation) {
+            let _ = writeln!(out, "{line}");
+        }
+    }
     out
 }
 
@@ -673,6 +678,13 @@ pub fn markdown(results: &RunResults) -> String {
             t.bar,
             if t.met { "yes" } else { "**no**" }
         );
+    }
+    if let Some(mutation) = &results.metrics.mutation {
+        let _ = writeln!(out, "\n## Mutation score\n\n```");
+        for line in crate::score::mutation::summary_lines(mutation) {
+            let _ = writeln!(out, "{line}");
+        }
+        let _ = writeln!(out, "```");
     }
     out
 }

@@ -48,6 +48,7 @@ pub fn execute(
         )]);
     }
     let corpus = corpus::load(&options.fixtures_dir)?;
+    let corpus = with_mutants(&options.scenario, corpus).map_err(|e| vec![e])?;
     let selected = check_selection(
         &options.scenario,
         &options.fixtures_dir,
@@ -56,6 +57,24 @@ pub fn execute(
     )
     .map_err(|e| vec![e])?;
     run_selected(options, &corpus, &selected, progress).map_err(|e| vec![e])
+}
+
+/// The corpus with the viable mutants the scenario's `mutants:` generates (docs/MUTATION.md); the
+/// corpus as loaded when it has none.
+pub fn with_mutants(
+    scenario: &crate::corpus::scenario::Scenario,
+    corpus: corpus::Corpus,
+) -> Result<corpus::Corpus> {
+    match &scenario.spec.mutants {
+        Some(selection) => {
+            let (corpus, unviable) = crate::mutate::generate::compose(corpus, selection)?;
+            eprintln!(
+                "mutants: {unviable} unviable (not run; `gatebench mutate --list` lists them)"
+            );
+            Ok(corpus)
+        }
+        None => Ok(corpus),
+    }
 }
 
 /// What a scenario asks of a corpus, checked the same way by `run` and `check`: every category

@@ -175,6 +175,9 @@ pub struct MetricsReport {
     /// Omission trials by the taxonomy kind planted (goldens have none).
     #[serde(default)]
     pub per_kind: BTreeMap<String, Metrics>,
+    /// Runs with generated mutants: the mutation score (docs/MUTATION.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutation: Option<crate::score::mutation::MutationScore>,
 }
 
 impl MetricsReport {
@@ -197,6 +200,7 @@ impl MetricsReport {
             overall: Metrics::of(trials),
             per_category: of(by_category),
             per_kind: of(by_kind),
+            mutation: crate::score::mutation::of(trials),
         }
     }
 }
@@ -419,6 +423,7 @@ mod tests {
             ]
             .into(),
             per_kind: BTreeMap::new(),
+            mutation: None,
         };
         let thresholds = Thresholds {
             min_category_recall: [("*".to_owned(), 0.9), ("review".to_owned(), 1.0)].into(),

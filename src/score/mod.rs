@@ -6,6 +6,7 @@ pub mod changes;
 pub mod cost;
 pub mod locus;
 pub mod metrics;
+pub mod mutation;
 pub mod outcome;
 pub mod ratchet;
 pub mod rate;

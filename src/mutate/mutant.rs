@@ -1,0 +1,197 @@
+//! A mutant: one operator applied at one site of one golden, turned into an ordinary `Fixture`
+//! (id `<golden>--<operator>--<site>`), with its scripted fix and its viability.
+
+use sha2::{Digest, Sha256};
+
+use crate::corpus::fixture::{ExpectedRounds, LayerName};
+use crate::corpus::loader::{Expectation, FixState, States};
+use crate::corpus::{Files, Fixture};
+use crate::mutate::ledger::final_files;
+use crate::mutate::operator::{Operator, Planted};
+use gatebench_report::Verdict;
+
+/// Separates golden, operator and site in a mutant id; no golden or operator name contains it.
+pub const SEPARATOR: &str = "--";
+
+/// The category prefix of every mutant (`mutant-<family>`).
+pub const CATEGORY_PREFIX: &str = "mutant-";
+
+/// One generated mutant, viable or not.
+pub struct Mutant {
+    pub id: String,
+    pub golden: String,
+    pub operator: &'static str,
+    pub site: String,
+    /// The fixture, or why the mutant is unviable (not run, counted).
+    pub fixture: Result<Fixture, String>,
+}
+
+/// The id of a mutant.
+pub fn mutant_id(golden: &str, operator: &str, site: &str) -> String {
+    format!("{golden}{SEPARATOR}{operator}{SEPARATOR}{site}")
+}
+
+/// (golden, operator, site) of a mutant id, or `None` for an id that is not one.
+pub fn parse_id(id: &str) -> Option<(&str, &str, &str)> {
+    let mut parts = id.splitn(3, SEPARATOR);
+    let golden = parts.next()?;
+    let operator = parts.next()?;
+    let site = parts.next()?;
+    (!golden.is_empty() && !operator.is_empty() && !site.is_empty())
+        .then_some((golden, operator, site))
+}
+
+/// Builds the mutant of `op` at `site` of `golden`.
+pub fn build(
+    golden: &Fixture,
+    op: &Operator,
+    site: &str,
+    planted: &Planted,
+) -> Result<Fixture, String> {
+    if planted.write.is_empty() && planted.delete.is_empty() {
+        return Err("the operator changes nothing at this site".into());
+    }
+    let mut states = golden.states.clone();
+    let apply = |mut files: Files| -> Result<Files, String> {
+        files.extend(planted.write.clone());
+        for path in &planted.delete {
+            if files.remove(path).is_none() {
+                return Err(format!("{path} is deleted but does not exist"));
+            }
+        }
+        Ok(files)
+    };
+    match planted.into {
+        LayerName::Head => {
+            if golden.states.staged.is_some() || golden.states.unstaged.is_some() {
+                return Err(
+                    "the golden has staged or unstaged layers; head cannot be mutated".into(),
+                );
+            }
+            states.head = apply(states.head)?;
+        }
+        LayerName::Staged => {
+            if golden.states.unstaged.is_some() {
+                return Err("the golden has an unstaged layer".into());
+            }
+            let from = states.staged.take().unwrap_or_else(|| states.head.clone());
+            states.staged = Some(apply(from)?);
+        }
+        LayerName::Unstaged => {
+            let from = states
+                .unstaged
+                .take()
+                .or_else(|| states.staged.clone())
+                .unwrap_or_else(|| states.head.clone());
+            states.unstaged = Some(apply(from)?);
+        }
+    }
+    if layer_trees(&states) == layer_trees(&golden.states) {
+        return Err("equivalent: the mutant's trees equal the golden's".into());
+    }
+    let mutated = final_files_of(&states).clone();
+    let fix_trees = match &planted.fixes {
+        Some(fixes) => fixes.clone(),
+        None => vec![final_files(golden).clone()],
+    };
+    let mut previous = mutated;
+    let mut fixes = Vec::new();
+    for (i, files) in fix_trees.into_iter().enumerate() {
+        let files = rebind(files, &previous);
+        previous = files.clone();
+        fixes.push(FixState {
+            after_round: i as u32 + 1,
+            files,
+        });
+    }
+    let id = mutant_id(&golden.id, op.name, site);
+    let mut hasher = Sha256::new();
+    hasher.update(golden.content_hash.as_bytes());
+    hasher.update(id.as_bytes());
+    hasher.update(format!("{:?}", planted.locus).as_bytes());
+    for (path, content) in planted
+        .write
+        .iter()
+        .chain(fixes.iter().flat_map(|f| f.files.iter()))
+    {
+        hasher.update((path.len() as u64).to_le_bytes());
+        hasher.update(path.as_bytes());
+        hasher.update((content.len() as u64).to_le_bytes());
+        hasher.update(content);
+    }
+    for path in &planted.delete {
+        hasher.update(path.as_bytes());
+    }
+    let content_hash = hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Ok(Fixture {
+        id,
+        description: planted.description.clone(),
+        category: format!("{CATEGORY_PREFIX}{}", op.family.as_str()),
+        tags: vec!["mutant".into(), op.name.into()],
+        golden: Some(golden.id.clone()),
+        file: golden.file.clone(),
+        worktree: golden.worktree,
+        states,
+        expect: Expectation {
+            verdict: Verdict::Fail,
+            kind: Some(op.kind),
+            locus: planted.locus.clone(),
+            findings: Vec::new(),
+            rounds: Some(planted.rounds.unwrap_or(ExpectedRounds::After(2))),
+        },
+        fixes,
+        content_hash,
+    })
+}
+
+/// A fix's tree, with every file that carries a placeholder and that the fix would carry over
+/// unchanged written again (one more trailing newline): a file carried over keeps the bytes filled
+/// in an earlier layer (docs/FIXTURES.md), and a fix must re-bind its receipts to the fixed tree, as
+/// an agent re-running its checks after the fix would.
+fn rebind(mut files: Files, previous: &Files) -> Files {
+    for (path, content) in files.iter_mut() {
+        if previous.get(path) == Some(content) && content.windows(12).any(|w| w == b"{{gatebench:")
+        {
+            content.push(b'\n');
+        }
+    }
+    files
+}
+
+fn final_files_of(states: &States) -> &Files {
+    states
+        .unstaged
+        .as_ref()
+        .or(states.staged.as_ref())
+        .unwrap_or(&states.head)
+}
+
+/// The tree ids of the composed layers (head, staged, unstaged; a layer a fixture lacks is the one
+/// before it), as git would give them: equal ids are equal repositories.
+fn layer_trees(states: &States) -> [git2::Oid; 3] {
+    let tree =
+        |f: &Files| gatebench_gittree::tree_id(f.iter().map(|(p, c)| (p.as_str(), c.as_slice())));
+    let head = tree(&states.head);
+    let staged = states.staged.as_ref().map_or(head, tree);
+    let unstaged = states.unstaged.as_ref().map_or(staged, tree);
+    [head, staged, unstaged]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_id_splits_into_golden_operator_and_site() {
+        let id = mutant_id("wordcount-cli", "drop-obligation", "req-001-b01");
+        assert_eq!(
+            parse_id(&id),
+            Some(("wordcount-cli", "drop-obligation", "req-001-b01"))
+        );
+        assert_eq!(parse_id("wordcount-cli-task-state-failed"), None);
+    }
+}
