@@ -678,7 +678,9 @@ fn a_feature_without_approvals_is_reported() {
     let mut golden = Golden::new();
     golden.remove(&feature("receipts/approvals/spec-approval.json"));
     let report = golden.build().gate();
-    expect_finding(&report, "approval-current", &feature("receipts/approvals"));
+    // Located at the first artifact that needed the approval.
+    let finding = expect_finding(&report, "approval-current", &feature("spec.md"));
+    assert!(finding.title.contains("has no approval"), "{}", finding.title);
 }
 
 #[test]

@@ -89,12 +89,17 @@ fn delete_approval(l: &Ledger) -> Vec<Site> {
                 .unwrap_or_default()
                 .trim_end_matches(".json")
                 .to_owned();
-            Site::ok(
-                site_id(&[&name]),
-                Planted::head(format!("the approval {p} was deleted"))
-                    .delete(&p)
-                    .at_path(&p),
-            )
+            // The artifacts it approved are left without an approval: a verifier may point at
+            // any of them, or at the missing receipt.
+            let mut planted = Planted::head(format!("the approval {p} was deleted"))
+                .delete(&p)
+                .at_path(&p);
+            if let Some(v) = l.json(&p) {
+                for (rel, _) in v["artifacts"].as_object().into_iter().flatten() {
+                    planted = planted.at_path(&l.path(rel));
+                }
+            }
+            Site::ok(site_id(&[&name]), planted)
         })
         .collect()
 }

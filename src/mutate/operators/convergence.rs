@@ -52,7 +52,8 @@ fn unrequested(l: &Ledger) -> Vec<Site> {
             let added = match ext {
                 "py" => "\n\ndef export_all_settings():\n    return {}\n",
                 "rs" => "\n/// Exports every setting.\npub fn export_all_settings() -> Vec<String> {\n    Vec::new()\n}\n",
-                "js" => "\nfunction exportAllSettings() {\n  return {};\n}\nmodule.exports.exportAllSettings = exportAllSettings;\n",
+                // The bundled JS golden is an ES module: a CommonJS export would not even load.
+                "js" => "\nexport function exportAllSettings() {\n  return {};\n}\n",
                 _ => return Some(Site::unviable(site_id(&[&path]), "no public function syntax known for this file")),
             };
             let start = line_count(content) + 2;

@@ -77,7 +77,8 @@ fn symbol_regex(language: Language) -> &'static Regex {
         }),
         Language::Script => SCRIPT.get_or_init(|| {
             Regex::new(
-                r"^export\s+(?:default\s+)?(?:async\s+)?(?:function\*?|const|let|var|class|interface|type|enum)\s+([A-Za-z_$][A-Za-z0-9_$]*)",
+                // ESM `export function NAME`, and CommonJS `module.exports.NAME =` / `exports.NAME =`.
+                r"^(?:export\s+(?:default\s+)?(?:async\s+)?(?:function\*?|const|let|var|class|interface|type|enum)\s+|(?:module\.)?exports\.)([A-Za-z_$][A-Za-z0-9_$]*)",
             )
             .expect("regex")
         }),
@@ -463,13 +464,12 @@ mod tests {
             .map(|s| s.name)
             .collect();
         assert_eq!(names, ["a", "D"]);
-        let script =
-            "export function a() {}\nfunction b() {}\nexport const C = 1;\nexport class E {}\n";
+        let script = "export function a() {}\nfunction b() {}\nexport const C = 1;\nexport class E {}\nmodule.exports.f = f;\nexports.g = g;\n";
         let names: Vec<String> = public_symbols(Language::Script, script)
             .into_iter()
             .map(|s| s.name)
             .collect();
-        assert_eq!(names, ["a", "C", "E"]);
+        assert_eq!(names, ["a", "C", "E", "f", "g"]);
     }
 
     #[test]

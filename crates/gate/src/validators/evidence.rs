@@ -384,7 +384,8 @@ pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
                      were never approved. Have them approved and record the receipt."
                 ),
             )
-            .at(path, None),
+            // At the first artifact that must be approved: a folder is no place to point at.
+            .at(feature.path(APPROVED_ARTIFACTS[0]), None),
         );
     } else {
         // artifact-analysis.json (seed 004, 10.2) must be approved with the others when the

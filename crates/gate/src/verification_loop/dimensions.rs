@@ -491,14 +491,19 @@ pub fn judge_declared(
                 outcome.failed_items.join(", ")
             );
             if points.is_empty() {
-                outcome.findings.push(check.item(
+                let mut item = check.item(
                     format!("{name}: `{command}` {why}"),
                     format!(
                         "The test command failed without naming a failed test point (TAP `not ok` \
                          or `FAIL name` lines). Output:\n{}",
                         tail(&output, 15)
                     ),
-                ));
+                );
+                // Nothing more precise is known: the failing command's declaration.
+                if let Some(line) = declared.line {
+                    item = item.at(AGENTS_FILE, Some(line));
+                }
+                outcome.findings.push(item);
             }
             for point in points.iter().take(MAX_ITEMS) {
                 let mut item = check.item(
@@ -521,13 +526,18 @@ pub fn judge_declared(
                 None => format!("`{command}` {why}"),
             };
             if errors.is_empty() {
-                outcome.findings.push(check.item(
+                let mut item = check.item(
                     format!("{name}: `{command}` {why}"),
                     format!(
                         "The command failed without an error line. Output:\n{}",
                         tail(&output, 15)
                     ),
-                ));
+                );
+                // Nothing more precise is known: the failing command's declaration.
+                if let Some(line) = declared.line {
+                    item = item.at(AGENTS_FILE, Some(line));
+                }
+                outcome.findings.push(item);
             }
             for line in errors.iter().take(MAX_ITEMS) {
                 let mut item = check.item(
