@@ -55,6 +55,7 @@ fn check(fixture: &corpus::Fixture) -> Result<(), Failed> {
         scoring: &scoring,
         scenario: "t".into(),
         on_modified: Default::default(),
+        objects: None,
     };
     let record = run_trial(fixture, 0, gate.as_ref(), &cfg);
     if !record.outcome.is_good() {

@@ -46,6 +46,7 @@ fn trial(id: &str) -> TrialRecord {
         scoring: &scoring,
         scenario: "t".into(),
         on_modified: Default::default(),
+        objects: None,
     };
     run_trial(fixture, 0, gate.as_ref(), &cfg)
 }

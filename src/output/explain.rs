@@ -205,7 +205,7 @@ pub fn explain(corpus: &Corpus, id: &str, last: Option<(&str, &RunResults)>) -> 
             t.outcome.as_str(),
             t.reason
         );
-        if let Some(r) = reported::round_one(t) {
+        if let Some(r) = reported::round_one(t, results.objects.as_ref()) {
             match r.verdict {
                 Some(v) => {
                     let _ = writeln!(

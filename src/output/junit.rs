@@ -8,6 +8,7 @@ use std::time::Duration;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::error::{Error, Result};
+use crate::output::objects::Store;
 use crate::output::reported;
 use crate::output::results::{FixtureInfo, RunResults};
 use crate::score::outcome::Outcome;
@@ -18,7 +19,11 @@ fn ms(ms: u64) -> Duration {
 }
 
 /// The failure text: what was expected, what round 1 reported, and how the rounds went.
-fn description(trial: &TrialRecord, fixture: Option<&FixtureInfo>) -> String {
+fn description(
+    trial: &TrialRecord,
+    fixture: Option<&FixtureInfo>,
+    objects: Option<&Store>,
+) -> String {
     let mut lines = Vec::new();
     if let Some(f) = fixture {
         lines.push(format!("planted: {}", f.description));
@@ -29,7 +34,7 @@ fn description(trial: &TrialRecord, fixture: Option<&FixtureInfo>) -> String {
                 .map(|l| format!("  {l}")),
         );
     }
-    if let Some(r) = reported::round_one(trial) {
+    if let Some(r) = reported::round_one(trial, objects) {
         match (r.verdict, &r.error) {
             (Some(v), _) => lines.push(format!(
                 "round 1: {} with {} finding(s)",
@@ -51,7 +56,7 @@ fn description(trial: &TrialRecord, fixture: Option<&FixtureInfo>) -> String {
     lines.join("\n")
 }
 
-fn case(trial: &TrialRecord, fixture: Option<&FixtureInfo>) -> TestCase {
+fn case(trial: &TrialRecord, fixture: Option<&FixtureInfo>, objects: Option<&Store>) -> TestCase {
     let status = match trial.outcome {
         Outcome::Detected | Outcome::Passed => TestCaseStatus::success(),
         other => {
@@ -63,7 +68,7 @@ fn case(trial: &TrialRecord, fixture: Option<&FixtureInfo>) -> TestCase {
             status
                 .set_type(other.as_str())
                 .set_message(format!("{}: {}", other.as_str(), trial.reason))
-                .set_description(description(trial, fixture));
+                .set_description(description(trial, fixture, objects));
             status
         }
     };
@@ -78,6 +83,21 @@ fn case(trial: &TrialRecord, fixture: Option<&FixtureInfo>) -> TestCase {
 
 /// Renders the run as JUnit XML.
 pub fn render(results: &RunResults) -> Result<String> {
+    report(results)
+        .to_string()
+        .map_err(|e| Error::Internal(format!("rendering junit.xml: {e}")))
+}
+
+/// Writes the run as JUnit XML to `path` atomically, serialized straight into the file (no copy
+/// of the whole text in memory).
+pub fn write(path: &std::path::Path, results: &RunResults) -> Result<()> {
+    let report = report(results);
+    crate::output::atomic::write_atomic_with(path, |w| {
+        report.serialize(w).map_err(std::io::Error::other)
+    })
+}
+
+fn report(results: &RunResults) -> Report {
     let fixtures: BTreeMap<&str, &FixtureInfo> = results
         .fixtures
         .iter()
@@ -92,11 +112,13 @@ pub fn render(results: &RunResults) -> Result<String> {
     for (category, trials) in by_category {
         let mut suite = TestSuite::new(category);
         suite.set_time(ms(trials.iter().map(|t| t.duration_ms).sum()));
-        suite.add_test_cases(
-            trials
-                .iter()
-                .map(|t| case(t, fixtures.get(t.fixture.as_str()).copied())),
-        );
+        suite.add_test_cases(trials.iter().map(|t| {
+            case(
+                t,
+                fixtures.get(t.fixture.as_str()).copied(),
+                results.objects.as_ref(),
+            )
+        }));
         report.add_test_suite(suite);
     }
     let mut thresholds = TestSuite::new("thresholds");
@@ -115,6 +137,4 @@ pub fn render(results: &RunResults) -> Result<String> {
     }));
     report.add_test_suite(thresholds);
     report
-        .to_string()
-        .map_err(|e| Error::Internal(format!("rendering junit.xml: {e}")))
 }

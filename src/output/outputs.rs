@@ -8,21 +8,41 @@ use crate::error::{Error, Result};
 use crate::output::atomic;
 use crate::output::html;
 use crate::output::junit;
-use crate::output::results::RunResults;
+use crate::output::objects::{self, Store};
+use crate::output::results::{RunResults, SCHEMA_VERSION};
 use crate::output::summary;
 
 /// The files `write_all` writes, in a run's folder.
 pub const FILES: [&str; 4] = ["results.json", "summary.md", "junit.xml", "report.html"];
 
 /// Writes every output of a run into `dir`, each atomically; `results.json` first, so that a
-/// failure in a reporter never loses the record.
-pub fn write_all(dir: &Path, results: &RunResults) -> Result<()> {
-    atomic::write_json_atomic(&dir.join("results.json"), results)?;
+/// failure in a reporter never loses the record. What the trials hold in full (reports, process
+/// and fixer records) is moved into the run's object store (`dir/objects/`) first, leaving
+/// references (`results.objects` then names that store): trials already moved there by the
+/// runner are left as they are.
+pub fn write_all(dir: &Path, results: &mut RunResults) -> Result<()> {
+    let store = Store::new(dir.join(objects::DIR));
+    for trial in &mut results.trials {
+        store.externalize(trial)?;
+    }
+    results.schema_version = SCHEMA_VERSION;
+    results.objects = Some(store);
+    // One trial per fixture: `fixture_trials` restates the trials; `results::read` recomputes it.
+    let fixture_trials = if results.trial_count <= 1 {
+        std::mem::take(&mut results.fixture_trials)
+    } else {
+        Vec::new()
+    };
+    let written = atomic::write_json_compact_atomic(&dir.join("results.json"), results);
+    if !fixture_trials.is_empty() {
+        results.fixture_trials = fixture_trials;
+    }
+    written?;
     atomic::write_atomic(
         &dir.join("summary.md"),
         summary::markdown(results).as_bytes(),
     )?;
-    atomic::write_atomic(&dir.join("junit.xml"), junit::render(results)?.as_bytes())?;
+    junit::write(&dir.join("junit.xml"), results)?;
     atomic::write_atomic(&dir.join("report.html"), html::render(results)?.as_bytes())?;
     Ok(())
 }

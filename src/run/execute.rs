@@ -129,6 +129,10 @@ pub fn run_selected(
                 !options.no_cache,
             )
         });
+        // Finished trials' reports and process records go to a hidden objects folder as each
+        // trial ends (memory keeps references); it becomes the run folder's `objects/`.
+        let objects_temp = ObjectsTemp::create(&options.reports_dir)?;
+        let store = crate::output::objects::Store::new(objects_temp.path());
         let total = selected.len() * options.trials as usize;
         let done = AtomicUsize::new(0);
         let cfg = RunConfig {
@@ -141,6 +145,7 @@ pub fn run_selected(
             scoring: &scoring,
             scenario: options.scenario.spec.name.clone(),
             on_modified: options.scenario.spec.on_modified,
+            objects: Some(&store),
         };
         let trials = runner::run(selected, pipeline.as_ref(), &cfg, &|record| {
             let n = done.fetch_add(1, Ordering::SeqCst) + 1;
@@ -173,6 +178,7 @@ pub fn run_selected(
             &format!("{run_id}{}", suffix.unwrap_or_default()),
         )?;
         let staging = Staging::register(staging);
+        objects_temp.move_to(&staging.path().join(crate::output::objects::DIR))?;
         let fixture_trials = crate::score::trials::per_fixture(&trials);
         let trials_index: Vec<(String, u32)> = trials
             .iter()
@@ -183,7 +189,7 @@ pub fn run_selected(
             misses: trials.iter().filter(|t| !t.cached).count() as u64,
             disabled: !c.reads(),
         });
-        let results = RunResults {
+        let mut results = RunResults {
             schema_version: results::SCHEMA_VERSION,
             gatebench_version: env!("CARGO_PKG_VERSION").to_owned(),
             run_id: run_id.clone(),
@@ -215,10 +221,14 @@ pub fn run_selected(
             replay_of: None,
             isolation: pipeline.isolation(),
             cases: results::cases_of(&options.scenario.spec.name, &trials_index),
+            objects: None,
         };
         let dir = options.reports_dir.join(&run_id);
-        outputs::write_all(staging.path(), &results)?;
+        outputs::write_all(staging.path(), &mut results)?;
         staging.publish(&dir)?;
+        results.objects = Some(crate::output::objects::Store::new(
+            dir.join(crate::output::objects::DIR),
+        ));
         drop(outputs_lock);
         Ok(Finished { results, dir })
     }
@@ -283,7 +293,68 @@ pub fn remove_partial_outputs() -> std::sync::MutexGuard<'static, ()> {
     if let Some(dir) = STAGING.lock().unwrap_or_else(|e| e.into_inner()).take() {
         let _ = std::fs::remove_dir_all(dir);
     }
+    for dir in OBJECTS_TEMP
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .drain(..)
+    {
+        let _ = std::fs::remove_dir_all(dir);
+    }
     guard
+}
+
+/// The hidden objects folders of runs in progress (removed by the interrupt handler).
+static OBJECTS_TEMP: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// The hidden folder (`reports/.objects-XXXXXX`) finished trials' objects are written to while a
+/// run goes on; moved into the run's staging folder at the end, removed if the run fails.
+struct ObjectsTemp(Option<PathBuf>);
+
+impl ObjectsTemp {
+    fn create(reports_dir: &Path) -> Result<ObjectsTemp> {
+        std::fs::create_dir_all(reports_dir).map_err(|e| Error::io("create", reports_dir, e))?;
+        let dir = tempfile::Builder::new()
+            .prefix(".objects-")
+            .tempdir_in(reports_dir)
+            .map_err(|e| Error::io("create a folder in", reports_dir, e))?
+            .keep();
+        OBJECTS_TEMP
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(dir.clone());
+        Ok(ObjectsTemp(Some(dir)))
+    }
+
+    fn path(&self) -> &Path {
+        self.0.as_deref().unwrap_or(Path::new(""))
+    }
+
+    /// Renames the folder to `to` (same file system: both under the reports folder).
+    fn move_to(mut self, to: &Path) -> Result<()> {
+        let from = self.0.take().unwrap_or_default();
+        let moved = std::fs::rename(&from, to).map_err(|e| Error::io("rename into", to, e));
+        forget_objects_temp(&from);
+        if moved.is_err() {
+            let _ = std::fs::remove_dir_all(&from);
+        }
+        moved
+    }
+}
+
+fn forget_objects_temp(dir: &Path) {
+    OBJECTS_TEMP
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|d| d != dir);
+}
+
+impl Drop for ObjectsTemp {
+    fn drop(&mut self) {
+        if let Some(dir) = self.0.take() {
+            let _ = std::fs::remove_dir_all(&dir);
+            forget_objects_temp(&dir);
+        }
+    }
 }
 
 /// A run's outputs are written into a hidden staging folder, then renamed into place.
@@ -328,6 +399,9 @@ pub fn write_run(reports_dir: &Path, results: &mut RunResults) -> Result<PathBuf
     let dir = reports_dir.join(&results.run_id);
     outputs::write_all(staging.path(), results)?;
     staging.publish(&dir)?;
+    results.objects = Some(crate::output::objects::Store::new(
+        dir.join(crate::output::objects::DIR),
+    ));
     Ok(dir)
 }
 
