@@ -74,6 +74,7 @@ fn rounds(c: &mut Criterion) {
         scoring: &scoring,
         scenario: "t".into(),
         on_modified: Default::default(),
+        objects: None,
     };
     let check = run_trial(fixture, 0, gate.as_ref(), &cfg);
     assert_eq!(

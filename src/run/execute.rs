@@ -293,25 +293,41 @@ pub fn remove_partial_outputs() -> std::sync::MutexGuard<'static, ()> {
     if let Some(dir) = STAGING.lock().unwrap_or_else(|e| e.into_inner()).take() {
         let _ = std::fs::remove_dir_all(dir);
     }
-    for dir in OBJECTS_TEMP
+    for (dir, created) in OBJECTS_TEMP
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .drain(..)
     {
-        let _ = std::fs::remove_dir_all(dir);
+        remove_objects_temp(&dir, &created);
     }
     guard
 }
 
-/// The hidden objects folders of runs in progress (removed by the interrupt handler).
-static OBJECTS_TEMP: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+/// The hidden objects folders of runs in progress, each with the folders created for it (removed
+/// by the interrupt handler).
+type Registered = Vec<(PathBuf, Vec<PathBuf>)>;
+static OBJECTS_TEMP: std::sync::Mutex<Registered> = std::sync::Mutex::new(Vec::new());
+
+/// Removes an objects folder and the (still empty) folders created for it, deepest first: a run
+/// that fails or is interrupted leaves nothing.
+fn remove_objects_temp(dir: &Path, created: &[PathBuf]) {
+    let _ = std::fs::remove_dir_all(dir);
+    for d in created {
+        let _ = std::fs::remove_dir(d);
+    }
+}
 
 /// The hidden folder (`reports/.objects-XXXXXX`) finished trials' objects are written to while a
 /// run goes on; moved into the run's staging folder at the end, removed if the run fails.
-struct ObjectsTemp(Option<PathBuf>);
+struct ObjectsTemp(Option<(PathBuf, Vec<PathBuf>)>);
 
 impl ObjectsTemp {
     fn create(reports_dir: &Path) -> Result<ObjectsTemp> {
+        let created: Vec<PathBuf> = reports_dir
+            .ancestors()
+            .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+            .map(Path::to_path_buf)
+            .collect();
         std::fs::create_dir_all(reports_dir).map_err(|e| Error::io("create", reports_dir, e))?;
         let dir = tempfile::Builder::new()
             .prefix(".objects-")
@@ -321,21 +337,21 @@ impl ObjectsTemp {
         OBJECTS_TEMP
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .push(dir.clone());
-        Ok(ObjectsTemp(Some(dir)))
+            .push((dir.clone(), created.clone()));
+        Ok(ObjectsTemp(Some((dir, created))))
     }
 
     fn path(&self) -> &Path {
-        self.0.as_deref().unwrap_or(Path::new(""))
+        self.0.as_ref().map_or(Path::new(""), |(d, _)| d.as_path())
     }
 
     /// Renames the folder to `to` (same file system: both under the reports folder).
     fn move_to(mut self, to: &Path) -> Result<()> {
-        let from = self.0.take().unwrap_or_default();
+        let (from, created) = self.0.take().unwrap_or_default();
         let moved = std::fs::rename(&from, to).map_err(|e| Error::io("rename into", to, e));
         forget_objects_temp(&from);
         if moved.is_err() {
-            let _ = std::fs::remove_dir_all(&from);
+            remove_objects_temp(&from, &created);
         }
         moved
     }
@@ -345,13 +361,13 @@ fn forget_objects_temp(dir: &Path) {
     OBJECTS_TEMP
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .retain(|d| d != dir);
+        .retain(|(d, _)| d != dir);
 }
 
 impl Drop for ObjectsTemp {
     fn drop(&mut self) {
-        if let Some(dir) = self.0.take() {
-            let _ = std::fs::remove_dir_all(&dir);
+        if let Some((dir, created)) = self.0.take() {
+            remove_objects_temp(&dir, &created);
             forget_objects_temp(&dir);
         }
     }
