@@ -99,6 +99,7 @@ fn run_folders(reports: &Path) -> Vec<PathBuf> {
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .filter(|n| !gatebench::output::outputs::FILES.contains(&n.as_str()))
+            .filter(|n| n != gatebench::output::objects::DIR || !path.join(n).is_dir())
             .collect();
         assert!(extra.is_empty(), "run folder {name} holds {extra:?}");
         runs.push(path);
