@@ -75,6 +75,7 @@ fn rounds(c: &mut Criterion) {
         scenario: "t".into(),
         on_modified: Default::default(),
         retries: 0,
+        objects: None,
     };
     let check = run_trial(fixture, 0, gate.as_ref(), &cfg);
     assert_eq!(

@@ -9,7 +9,7 @@
 # Prints one Markdown row per N (docs/PERFORMANCE.md keeps the figures).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=target/release/gatebench
+bin="${BIN:-target/release/gatebench}"
 [ -x "$bin" ] || { echo "build first: cargo build --release" >&2; exit 1; }
 command -v /usr/bin/time >/dev/null || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 jobs="${JOBS:-2}"
@@ -42,12 +42,13 @@ pipeline: {kind: builtin}
 thresholds: {min_recall: 0.0, max_false_pass_rate: 1.0, max_rounds_off: 1000000}
 YAML
   /usr/bin/time -v -o "$dir/time.txt" "$bin" run "$dir/scenarios/scale.yaml" --quiet \
-    --jobs "$jobs" --work-dir "$work" --reports-dir "$dir/reports" >"$dir/out.txt" 2>&1 || true
+    --jobs "$jobs" --work-dir "$work" --reports-dir "$dir/reports" >"$dir/out.txt" 2>&1 || {
+    rc=$?; [ "$rc" -le 2 ] || { echo "run of $n fixtures failed (exit $rc):" >&2; tail -5 "$dir/out.txt" >&2; exit 1; }; }
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$dir/time.txt" | awk -F: '{ if (NF==3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
   user=$(awk -F': ' '/User time/ {print $2}' "$dir/time.txt")
   sys=$(awk -F': ' '/System time/ {print $2}' "$dir/time.txt")
   rss=$(awk -F': ' '/Maximum resident/ {print $2}' "$dir/time.txt")
-  results=$(ls "$dir"/reports/*/results.json 2>/dev/null | head -1)
+  results=$(ls "$dir"/reports/*/results.json 2>/dev/null | head -1 || true)
   size=$([ -n "$results" ] && stat -c %s "$results" || echo 0)
   awk -v n="$count" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" -v b="$size" 'BEGIN {
     printf "| %d | %.2f | %.0f | %.2f | %.0f | %.1f |\n", n, w, n / w, (u + s) * 1000 / n, r / 1024, b / 1024 / n }'

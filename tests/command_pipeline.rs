@@ -70,9 +70,11 @@ fn options(scenario: Scenario, reports: &Path, filters: &[&str], no_cache: bool)
 }
 
 fn execute(options: &RunOptions) -> RunResults {
-    execute::execute(options, &|_, _, _| {})
+    let mut results = execute::execute(options, &|_, _, _| {})
         .unwrap_or_else(|e| panic!("{e:?}"))
-        .results
+        .results;
+    results.resolve().unwrap();
+    results
 }
 
 /// Runs `script` (under tests/pipelines) on the omission fixture and its golden.

@@ -56,6 +56,7 @@ fn check(fixture: &corpus::Fixture) -> Result<(), Failed> {
         scenario: "t".into(),
         on_modified: Default::default(),
         retries: 0,
+        objects: None,
     };
     let record = run_trial(fixture, 0, gate.as_ref(), &cfg);
     if !record.outcome.is_good() {

@@ -49,9 +49,11 @@ fn run(dir: &Path, script: &str, extra: &str, more: &str) -> RunResults {
             ..Overrides::default()
         },
     );
-    execute::execute(&options, &|_, _, _| {})
+    let mut results = execute::execute(&options, &|_, _, _| {})
         .unwrap_or_else(|e| panic!("{e:?}"))
-        .results
+        .results;
+    results.resolve().unwrap();
+    results
 }
 
 fn trial<'a>(results: &'a RunResults, fixture: &str) -> &'a TrialRecord {
@@ -264,9 +266,11 @@ fn a_string_commands_script_is_part_of_the_cache_key() {
         )
     };
     let run = || {
-        execute::execute(&options(), &|_, _, _| {})
+        let mut results = execute::execute(&options(), &|_, _, _| {})
             .unwrap_or_else(|e| panic!("{e:?}"))
-            .results
+            .results;
+        results.resolve().unwrap();
+        results
     };
     let first = run();
     assert_eq!(trial(&first, OMISSION).outcome, Outcome::FalsePass);

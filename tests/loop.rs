@@ -47,6 +47,7 @@ fn trial(id: &str) -> TrialRecord {
         scenario: "t".into(),
         on_modified: Default::default(),
         retries: 0,
+        objects: None,
     };
     run_trial(fixture, 0, gate.as_ref(), &cfg)
 }

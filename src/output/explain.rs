@@ -174,7 +174,7 @@ pub fn explain(corpus: &Corpus, id: &str, last: Option<(&str, &RunResults)>) -> 
         if t.retried {
             let _ = writeln!(out, "    attempts: {} (retried)", t.attempts.len());
         }
-        if let Some(r) = reported::round_one(t) {
+        if let Some(r) = reported::round_one(t, results.objects.as_ref()) {
             match r.verdict {
                 Some(v) => {
                     let _ = writeln!(

@@ -377,7 +377,7 @@ pub fn render_with(results: &RunResults, views: &Views, linked: bool) -> Result<
                 expected: info
                     .map(|f| reported::expected_lines(&f.expected_findings))
                     .unwrap_or_default(),
-                round_one: reported::round_one(t),
+                round_one: reported::round_one(t, results.objects.as_ref()),
                 later_rounds: t
                     .rounds
                     .iter()

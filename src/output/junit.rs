@@ -8,6 +8,7 @@ use std::time::Duration;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::error::{Error, Result};
+use crate::output::objects::Store;
 use crate::output::reported;
 use crate::output::results::{FixtureInfo, RunResults};
 use crate::output::trial_logs;
@@ -19,7 +20,11 @@ fn ms(ms: u64) -> Duration {
 }
 
 /// The failure text: what was expected, what round 1 reported, and how the rounds went.
-fn description(trial: &TrialRecord, fixture: Option<&FixtureInfo>) -> String {
+fn description(
+    trial: &TrialRecord,
+    fixture: Option<&FixtureInfo>,
+    objects: Option<&Store>,
+) -> String {
     let mut lines = Vec::new();
     if let Some(f) = fixture {
         lines.push(format!("planted: {}", f.description));
@@ -30,7 +35,7 @@ fn description(trial: &TrialRecord, fixture: Option<&FixtureInfo>) -> String {
                 .map(|l| format!("  {l}")),
         );
     }
-    if let Some(r) = reported::round_one(trial) {
+    if let Some(r) = reported::round_one(trial, objects) {
         match (r.verdict, &r.error) {
             (Some(v), _) => lines.push(format!(
                 "round 1: {} with {} finding(s)",
@@ -52,7 +57,12 @@ fn description(trial: &TrialRecord, fixture: Option<&FixtureInfo>) -> String {
     lines.join("\n")
 }
 
-fn case(trial: &TrialRecord, fixture: Option<&FixtureInfo>, log: Option<String>) -> TestCase {
+fn case(
+    trial: &TrialRecord,
+    fixture: Option<&FixtureInfo>,
+    log: Option<String>,
+    objects: Option<&Store>,
+) -> TestCase {
     let status = match trial.outcome {
         Outcome::Detected | Outcome::Passed => TestCaseStatus::success(),
         other => {
@@ -64,7 +74,7 @@ fn case(trial: &TrialRecord, fixture: Option<&FixtureInfo>, log: Option<String>)
             status
                 .set_type(other.as_str())
                 .set_message(format!("{}: {}", other.as_str(), trial.reason))
-                .set_description(description(trial, fixture));
+                .set_description(description(trial, fixture, objects));
             status
         }
     };
@@ -89,6 +99,21 @@ pub fn render(results: &RunResults) -> Result<String> {
 /// Renders the run as JUnit XML; with `linked`, each case's `system-out` names its trial log
 /// folder (`trials/<case>`, `trial_logs.rs`).
 pub fn render_linked(results: &RunResults, linked: bool) -> Result<String> {
+    report(results, linked)
+        .to_string()
+        .map_err(|e| Error::Internal(format!("rendering junit.xml: {e}")))
+}
+
+/// Writes the run as JUnit XML to `path` atomically, serialized straight into the file (no copy
+/// of the whole text in memory); `linked` as for [`render_linked`].
+pub fn write(path: &std::path::Path, results: &RunResults, linked: bool) -> Result<()> {
+    let report = report(results, linked);
+    crate::output::atomic::write_atomic_with(path, |w| {
+        report.serialize(w).map_err(std::io::Error::other)
+    })
+}
+
+fn report(results: &RunResults, linked: bool) -> Report {
     let fixtures: BTreeMap<&str, &FixtureInfo> = results
         .fixtures
         .iter()
@@ -106,7 +131,12 @@ pub fn render_linked(results: &RunResults, linked: bool) -> Result<String> {
         suite.add_test_cases(trials.iter().map(|t| {
             let log = linked
                 .then(|| format!("{}/{}", trial_logs::TRIALS, trial_logs::case_of(results, t)));
-            case(t, fixtures.get(t.fixture.as_str()).copied(), log)
+            case(
+                t,
+                fixtures.get(t.fixture.as_str()).copied(),
+                log,
+                results.objects.as_ref(),
+            )
         }));
         report.add_test_suite(suite);
     }
@@ -126,6 +156,4 @@ pub fn render_linked(results: &RunResults, linked: bool) -> Result<String> {
     }));
     report.add_test_suite(thresholds);
     report
-        .to_string()
-        .map_err(|e| Error::Internal(format!("rendering junit.xml: {e}")))
 }

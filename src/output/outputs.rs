@@ -8,7 +8,8 @@ use crate::error::{Error, Result};
 use crate::output::atomic;
 use crate::output::html;
 use crate::output::junit;
-use crate::output::results::RunResults;
+use crate::output::objects::{self, Store};
+use crate::output::results::{RunResults, SCHEMA_VERSION};
 use crate::output::summary;
 use crate::output::trial_logs::{self, Views};
 
@@ -18,31 +19,64 @@ pub const FILES: [&str; 4] = ["results.json", "summary.md", "junit.xml", "report
 pub const DIRS: [&str; 1] = [crate::output::trial_logs::TRIALS];
 
 /// Writes every output of a run into `dir`, each atomically; `results.json` first, so that a
-/// failure in a reporter never loses the record.
-pub fn write_all(dir: &Path, results: &RunResults) -> Result<()> {
+/// failure in a reporter never loses the record. What the trials hold in full (reports, process
+/// and fixer records) is moved into the run's object store (`dir/objects/`) first, leaving
+/// references (`results.objects` then names that store): trials already moved there by the
+/// runner are left as they are.
+pub fn write_all(dir: &Path, results: &mut RunResults) -> Result<()> {
     write_all_with(dir, results, None)
 }
 
 /// `write_all`, and with `views` (what each fixture planted) the per-trial logs too
 /// (`trials/<case>/`, `trial_logs.rs`), which `junit.xml` and `report.html` then link to.
-pub fn write_all_with(dir: &Path, results: &RunResults, views: Option<&Views>) -> Result<()> {
-    atomic::write_json_atomic(&dir.join("results.json"), results)?;
-    if let Some(views) = views {
-        trial_logs::write(dir, results, views)?;
+pub fn write_all_with(dir: &Path, results: &mut RunResults, views: Option<&Views>) -> Result<()> {
+    let store = Store::new(dir.join(objects::DIR));
+    for trial in &mut results.trials {
+        store.externalize(trial)?;
     }
+    results.schema_version = SCHEMA_VERSION;
+    results.objects = Some(store);
+    // One trial per fixture: `fixture_trials` restates the trials; `results::read` recomputes it.
+    let fixture_trials = if results.trial_count <= 1 {
+        std::mem::take(&mut results.fixture_trials)
+    } else {
+        Vec::new()
+    };
+    let written = atomic::write_json_compact_atomic(&dir.join("results.json"), results);
+    if !fixture_trials.is_empty() {
+        results.fixture_trials = fixture_trials;
+    }
+    written?;
+    // The trial logs and the HTML trial view show every round's report: they read a copy with
+    // the references resolved (the record on disk keeps the references).
+    let resolved = match views {
+        Some(views) => {
+            let mut full = results.clone();
+            if let Some(store) = &results.objects {
+                for trial in &mut full.trials {
+                    store.resolve(trial)?;
+                }
+            }
+            trial_logs::write(dir, &full, views)?;
+            Some(full)
+        }
+        None => None,
+    };
     let linked = views.is_some();
     atomic::write_atomic(
         &dir.join("summary.md"),
         summary::markdown(results).as_bytes(),
     )?;
-    atomic::write_atomic(
-        &dir.join("junit.xml"),
-        junit::render_linked(results, linked)?.as_bytes(),
-    )?;
+    junit::write(&dir.join("junit.xml"), results, linked)?;
     let none = Views::new();
     atomic::write_atomic(
         &dir.join("report.html"),
-        html::render_with(results, views.unwrap_or(&none), linked)?.as_bytes(),
+        html::render_with(
+            resolved.as_ref().unwrap_or(results),
+            views.unwrap_or(&none),
+            linked,
+        )?
+        .as_bytes(),
     )?;
     Ok(())
 }

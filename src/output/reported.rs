@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::output::objects::Store;
 use crate::score::outcome;
 use crate::score::record::TrialRecord;
 use gatebench_report::{Finding, Verdict};
@@ -75,14 +76,27 @@ fn flatten(index: usize, f: &Finding, trial: &TrialRecord) -> ReportedFinding {
     }
 }
 
-/// The first round of a trial as the pipeline reported it; `None` when no round ran.
-pub fn round_one(trial: &TrialRecord) -> Option<RoundOne> {
+/// The first round of a trial as the pipeline reported it; `None` when no round ran. A report
+/// held by reference is read from `objects` (the run's object store).
+pub fn round_one(trial: &TrialRecord, objects: Option<&Store>) -> Option<RoundOne> {
     let round = trial.rounds.first()?;
     let mut findings = Vec::new();
     let mut unreadable = 0;
+    let mut error = round.error.clone();
+    let stored: Option<serde_json::Value> = match (&round.report, &round.report_ref, objects) {
+        (None, Some(hash), Some(store)) => match store.get(hash) {
+            Ok(value) => Some(value),
+            Err(e) => {
+                error = Some(format!("the stored report could not be read: {e}"));
+                None
+            }
+        },
+        _ => None,
+    };
     if let Some(list) = round
         .report
         .as_ref()
+        .or(stored.as_ref())
         .and_then(|r| r.get("findings"))
         .and_then(|f| f.as_array())
     {
@@ -95,7 +109,7 @@ pub fn round_one(trial: &TrialRecord) -> Option<RoundOne> {
     }
     Some(RoundOne {
         verdict: round.verdict,
-        error: round.error.clone(),
+        error,
         findings,
         unreadable,
     })

@@ -9,13 +9,19 @@ use serde::{Deserialize, Serialize};
 use crate::corpus::fixture::{ExpectedRounds, FindingMatcher};
 use crate::corpus::Fixture;
 use crate::error::{Error, Result};
+use crate::output::objects::{self, Store};
 use crate::score::metrics::{MetricsReport, ThresholdResult};
 use crate::score::record::TrialRecord;
 use crate::score::trials::FixtureTrials;
 use gatebench_report::Verdict;
 
-/// Bumped when a consumer of `results.json` would misread the new shape.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Bumped when a consumer of `results.json` would misread the new shape. Version 2 keeps each
+/// round's report, process and fixer records in the run's object store (`objects.rs`); version 1
+/// files (everything inline) are still read.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The oldest `schema_version` still read.
+pub const OLDEST_READ: u32 = 1;
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct RunResults {
@@ -48,7 +54,9 @@ pub struct RunResults {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratchet: Option<crate::score::ratchet::RatchetResult>,
     /// Per fixture, across its trials: how many were good, whether they agreed, cost and time.
-    #[serde(default)]
+    /// Computed from `trials`; left out of the file of a one-trial run, where it would restate
+    /// each trial (reading the file computes it again).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fixture_trials: Vec<FixtureTrials>,
     /// What the result cache did in this run (external pipelines only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -63,6 +71,11 @@ pub struct RunResults {
     /// names) and the fixture and trial it stands for.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub cases: std::collections::BTreeMap<String, CaseRef>,
+    /// Where the trials' references point while they are not restored (a run being written):
+    /// renderers read round 1's report from here. Not part of the file.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub objects: Option<Store>,
 }
 
 /// The fixture and trial behind a case id.
@@ -149,6 +162,24 @@ impl FixtureInfo {
 }
 
 impl RunResults {
+    /// Restores in full what the trials hold by reference, from the run's object store
+    /// (`objects`): a run just written keeps references only, to keep memory flat.
+    pub fn resolve(&mut self) -> Result<()> {
+        if !self.trials.iter().any(objects::has_references) {
+            return Ok(());
+        }
+        let Some(store) = self.objects.clone() else {
+            return Err(Error::Internal(format!(
+                "run {}: trials hold references but no object store is known",
+                self.run_id
+            )));
+        };
+        for trial in &mut self.trials {
+            store.resolve(trial)?;
+        }
+        Ok(())
+    }
+
     /// The kind of pipeline that ran (`builtin`, `legacy` or `command`), from its name.
     pub fn pipeline_kind(&self) -> &str {
         match self.pipeline.as_str() {
@@ -159,10 +190,18 @@ impl RunResults {
     }
 }
 
-/// Reads a results file.
+/// Reads a results file, with everything its trials hold by reference restored from the run's
+/// object store (`objects/` beside it).
 pub fn read(path: &Path) -> Result<RunResults> {
     let text = crate::corpus::yaml::read_text(path)?;
-    parse(path, &text)
+    let mut results = parse(path, &text)?;
+    drop(text);
+    results.objects = Some(Store::beside(path));
+    results.resolve()?;
+    if results.fixture_trials.is_empty() {
+        results.fixture_trials = crate::score::trials::per_fixture(&results.trials);
+    }
+    Ok(results)
 }
 
 /// Parses the text of a results file read from `path`.
@@ -177,11 +216,12 @@ pub fn parse(path: &Path, text: &str) -> Result<RunResults> {
             format!("not a gatebench results file: {e}"),
         )
     })?;
-    if results.schema_version != SCHEMA_VERSION {
+    if !(OLDEST_READ..=SCHEMA_VERSION).contains(&results.schema_version) {
         return Err(Error::invalid(
             path,
             format!(
-                "results schema_version {} is not {SCHEMA_VERSION}",
+                "results schema_version {} is not one this gatebench reads \
+                 ({OLDEST_READ} to {SCHEMA_VERSION}); a newer gatebench wrote it",
                 results.schema_version
             ),
         ));

@@ -76,8 +76,11 @@ pub fn baseline_of(results: &RunResults) -> RunResults {
         t.cached = false;
         for r in &mut t.rounds {
             r.report = None;
+            r.report_ref = None;
             r.process = None;
+            r.process_ref = None;
             r.fixer = None;
+            r.fixer_ref = None;
         }
     }
     let Ok(mut value) = serde_json::to_value(&b) else {

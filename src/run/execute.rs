@@ -149,6 +149,10 @@ pub fn run_selected(
                 !options.no_cache,
             )
         });
+        // Finished trials' reports and process records go to a hidden objects folder as each
+        // trial ends (memory keeps references); it becomes the run folder's `objects/`.
+        let objects_temp = ObjectsTemp::create(&options.reports_dir)?;
+        let store = crate::output::objects::Store::new(objects_temp.path());
         let total = selected.len() * options.trials as usize;
         let done = AtomicUsize::new(0);
         let cfg = RunConfig {
@@ -162,6 +166,7 @@ pub fn run_selected(
             scenario: options.scenario.spec.name.clone(),
             on_modified: options.scenario.spec.on_modified,
             retries: options.retries,
+            objects: Some(&store),
         };
         let trials = runner::run(selected, pipeline.as_ref(), &cfg, &|record| {
             let n = done.fetch_add(1, Ordering::SeqCst) + 1;
@@ -194,6 +199,7 @@ pub fn run_selected(
             &format!("{run_id}{}", suffix.unwrap_or_default()),
         )?;
         let staging = Staging::register(staging);
+        objects_temp.move_to(&staging.path().join(crate::output::objects::DIR))?;
         let fixture_trials = crate::score::trials::per_fixture(&trials);
         let trials_index: Vec<(String, u32)> = trials
             .iter()
@@ -204,7 +210,7 @@ pub fn run_selected(
             misses: trials.iter().filter(|t| !t.cached).count() as u64,
             disabled: !c.reads(),
         });
-        let results = RunResults {
+        let mut results = RunResults {
             schema_version: results::SCHEMA_VERSION,
             gatebench_version: env!("CARGO_PKG_VERSION").to_owned(),
             run_id: run_id.clone(),
@@ -236,11 +242,15 @@ pub fn run_selected(
             replay_of: None,
             isolation: pipeline.isolation(),
             cases: results::cases_of(&options.scenario.spec.name, &trials_index),
+            objects: None,
         };
         let dir = options.reports_dir.join(&run_id);
         let views = crate::output::trial_logs::views(selected, corpus);
-        outputs::write_all_with(staging.path(), &results, Some(&views))?;
+        outputs::write_all_with(staging.path(), &mut results, Some(&views))?;
         staging.publish(&dir)?;
+        results.objects = Some(crate::output::objects::Store::new(
+            dir.join(crate::output::objects::DIR),
+        ));
         drop(outputs_lock);
         Ok(Finished { results, dir })
     }
@@ -305,7 +315,84 @@ pub fn remove_partial_outputs() -> std::sync::MutexGuard<'static, ()> {
     if let Some(dir) = STAGING.lock().unwrap_or_else(|e| e.into_inner()).take() {
         let _ = std::fs::remove_dir_all(dir);
     }
+    for (dir, created) in OBJECTS_TEMP
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .drain(..)
+    {
+        remove_objects_temp(&dir, &created);
+    }
     guard
+}
+
+/// The hidden objects folders of runs in progress, each with the folders created for it (removed
+/// by the interrupt handler).
+type Registered = Vec<(PathBuf, Vec<PathBuf>)>;
+static OBJECTS_TEMP: std::sync::Mutex<Registered> = std::sync::Mutex::new(Vec::new());
+
+/// Removes an objects folder and the (still empty) folders created for it, deepest first: a run
+/// that fails or is interrupted leaves nothing.
+fn remove_objects_temp(dir: &Path, created: &[PathBuf]) {
+    let _ = std::fs::remove_dir_all(dir);
+    for d in created {
+        let _ = std::fs::remove_dir(d);
+    }
+}
+
+/// The hidden folder (`reports/.objects-XXXXXX`) finished trials' objects are written to while a
+/// run goes on; moved into the run's staging folder at the end, removed if the run fails.
+struct ObjectsTemp(Option<(PathBuf, Vec<PathBuf>)>);
+
+impl ObjectsTemp {
+    fn create(reports_dir: &Path) -> Result<ObjectsTemp> {
+        let created: Vec<PathBuf> = reports_dir
+            .ancestors()
+            .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+            .map(Path::to_path_buf)
+            .collect();
+        std::fs::create_dir_all(reports_dir).map_err(|e| Error::io("create", reports_dir, e))?;
+        let dir = tempfile::Builder::new()
+            .prefix(".objects-")
+            .tempdir_in(reports_dir)
+            .map_err(|e| Error::io("create a folder in", reports_dir, e))?
+            .keep();
+        OBJECTS_TEMP
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((dir.clone(), created.clone()));
+        Ok(ObjectsTemp(Some((dir, created))))
+    }
+
+    fn path(&self) -> &Path {
+        self.0.as_ref().map_or(Path::new(""), |(d, _)| d.as_path())
+    }
+
+    /// Renames the folder to `to` (same file system: both under the reports folder).
+    fn move_to(mut self, to: &Path) -> Result<()> {
+        let (from, created) = self.0.take().unwrap_or_default();
+        let moved = std::fs::rename(&from, to).map_err(|e| Error::io("rename into", to, e));
+        forget_objects_temp(&from);
+        if moved.is_err() {
+            remove_objects_temp(&from, &created);
+        }
+        moved
+    }
+}
+
+fn forget_objects_temp(dir: &Path) {
+    OBJECTS_TEMP
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|(d, _)| d != dir);
+}
+
+impl Drop for ObjectsTemp {
+    fn drop(&mut self) {
+        if let Some((dir, created)) = self.0.take() {
+            remove_objects_temp(&dir, &created);
+            forget_objects_temp(&dir);
+        }
+    }
 }
 
 /// A run's outputs are written into a hidden staging folder, then renamed into place.
@@ -350,6 +437,9 @@ pub fn write_run(reports_dir: &Path, results: &mut RunResults) -> Result<PathBuf
     let dir = reports_dir.join(&results.run_id);
     outputs::write_all(staging.path(), results)?;
     staging.publish(&dir)?;
+    results.objects = Some(crate::output::objects::Store::new(
+        dir.join(crate::output::objects::DIR),
+    ));
     Ok(dir)
 }
 

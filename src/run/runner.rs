@@ -11,6 +11,7 @@ use rayon::prelude::*;
 
 use crate::corpus::scenario::OnModified;
 use crate::corpus::Fixture;
+use crate::output::objects::Store;
 use crate::pipeline::cache::Cache;
 use crate::pipeline::round::{FixInput, Pipeline, RoundInput, RoundOutput, RoundRun};
 use crate::repo::fingerprint::{self, RepoFingerprint};
@@ -41,6 +42,9 @@ pub struct RunConfig<'a> {
     pub on_modified: OnModified,
     /// Re-runs of a trial that ended in `error` or `timeout` (`retries`); verdicts never retried.
     pub retries: u32,
+    /// Where finished trials' reports, process and fixer records go as each trial ends (after it
+    /// is scored and cached), so memory holds only references; `None` keeps them in the records.
+    pub objects: Option<&'a Store>,
 }
 
 /// `on_modified: error` (the default): a trial whose pipeline changed the repository it verified
@@ -78,7 +82,12 @@ pub fn run(
     let go = || {
         work.par_iter()
             .map(|(fixture, trial)| {
-                let record = run_with_retries(fixture, *trial, pipeline, cfg);
+                let mut record = run_with_retries(fixture, *trial, pipeline, cfg);
+                if let Some(store) = cfg.objects {
+                    // On failure what was not moved stays in the record: the run's outputs are
+                    // written with it (and fail there, clearly, if the folder is unwritable).
+                    let _ = store.externalize(&mut record);
+                }
                 on_done(&record);
                 record
             })

@@ -46,22 +46,23 @@ pub struct TrialRecord {
     /// Where the pipeline ran.
     pub work_dir: String,
     /// Set when the repository was kept (`--keep`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kept_at: Option<String>,
     /// A failure of the harness, not of the pipeline (the fixture could not be materialized, a
     /// scripted fix could not be applied): the trial is an `error` whatever its rounds say.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub harness_error: Option<String>,
     /// The pipeline changed the repository it was asked to verify (see `modified_paths`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub modified_repo: bool,
     /// What it changed, over all rounds: `HEAD`, `refs/...`, `index:<path>` or a work-tree path.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub modified_paths: Vec<String>,
     /// The cost of every round and fixer run, summed.
     #[serde(default)]
     pub cost: CostTotal,
     /// Taken from the result cache: the pipeline did not run in this run.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cached: bool,
     /// With `retries` set: every attempt at this trial, first to last (the record is the last
     /// one's). Only an `error` or `timeout` is retried.
@@ -136,35 +137,50 @@ pub struct RoundRecord {
     pub round: u32,
     /// `None` when the round gave no usable answer (see `error`).
     pub verdict: Option<Verdict>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     pub timed_out: bool,
     pub duration_ms: u64,
     pub findings: usize,
     /// The commit of the scripted fix applied after this round, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fix_commit: Option<String>,
     /// What the pipeline reported, when known; absent means unknown, not zero.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<Cost>,
-    /// The report v1 the pipeline wrote, as read.
+    /// The report v1 the pipeline wrote, as read. In `results.json` it is in the run's object
+    /// store (`report_ref`); reading the results restores it here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub report: Option<serde_json::Value>,
-    /// The verifier's process (external pipelines): exit status and its output, bounded.
-    #[serde(default)]
+    /// The sha256 of `report` in the run's object store (`objects/<sha256>.json`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report_ref: Option<String>,
+    /// The verifier's process (external pipelines): exit status and its output, bounded. Stored
+    /// like `report` (`process_ref`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process: Option<ProcessRecord>,
+    /// The sha256 of `process` in the run's object store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_ref: Option<String>,
     /// What the pipeline changed in the repository during this round (read-only check).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub modified_paths: Vec<String>,
-    /// The external fixer run after this round, if any.
-    #[serde(default)]
+    /// The external fixer run after this round, if any. Stored like `report` (`fixer_ref`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fixer: Option<ProcessRecord>,
+    /// The sha256 of `fixer` in the run's object store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixer_ref: Option<String>,
     /// What the fixer reported it cost (`$GATEBENCH_FIX_COST`); absent means unknown.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fix_cost: Option<Cost>,
     /// Why the fixer failed, when it did; the loop stopped there.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fix_error: Option<String>,
     /// The skills of the report that ran in this round (for the verification loop its dimensions
     /// `V1_BUILD`..`V5_STANDARD` and `DELIVERY_DOCUMENTS`): `skillResults` entries COMPLETED,
     /// PASSED, FAILED or BLOCKED (attempted); SKIPPED and NOT_RUN ones did not run.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dimensions_run: Vec<String>,
 }
 
@@ -200,9 +216,12 @@ impl RoundRecord {
             fix_commit: None,
             cost: None,
             report: None,
+            report_ref: None,
             process: None,
+            process_ref: None,
             modified_paths: Vec::new(),
             fixer: None,
+            fixer_ref: None,
             fix_cost: None,
             fix_error: None,
             dimensions_run: Vec::new(),

@@ -680,7 +680,11 @@ fn a_feature_without_approvals_is_reported() {
     let report = golden.build().gate();
     // Located at the first artifact that needed the approval.
     let finding = expect_finding(&report, "approval-current", &feature("spec.md"));
-    assert!(finding.title.contains("has no approval"), "{}", finding.title);
+    assert!(
+        finding.title.contains("has no approval"),
+        "{}",
+        finding.title
+    );
 }
 
 #[test]

@@ -1,0 +1,125 @@
+//! The run's object store (`reports/<run>/objects/<sha256>.json`): each round's report, process
+//! and fixer records stored once per distinct content, `results.json` holding their references.
+
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::score::record::TrialRecord;
+
+/// The folder of a run's objects, beside its `results.json`.
+pub const DIR: &str = "objects";
+
+/// A content-addressed folder of JSON objects: the file name is the sha256 of the (compact) JSON.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Store {
+    dir: PathBuf,
+}
+
+impl Store {
+    pub fn new(dir: impl Into<PathBuf>) -> Store {
+        Store { dir: dir.into() }
+    }
+
+    /// The store of the run whose results file is `results_file`.
+    pub fn beside(results_file: &Path) -> Store {
+        Store::new(results_file.parent().unwrap_or(Path::new(".")).join(DIR))
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn path_of(&self, hash: &str) -> PathBuf {
+        self.dir.join(format!("{hash}.json"))
+    }
+
+    /// Stores `value` (once per distinct content: an object already there is not written again)
+    /// and returns its reference, the sha256 of its JSON.
+    pub fn put<T: Serialize>(&self, value: &T) -> Result<String> {
+        let bytes = serde_json::to_vec(value)
+            .map_err(|e| Error::Internal(format!("serializing an object: {e}")))?;
+        let hash = hex(&Sha256::digest(&bytes));
+        let path = self.path_of(&hash);
+        if !path.is_file() {
+            crate::output::atomic::write_atomic(&path, &bytes)?;
+        }
+        Ok(hash)
+    }
+
+    /// Reads the object `hash`, checking that its content still has that hash.
+    pub fn get<T: DeserializeOwned>(&self, hash: &str) -> Result<T> {
+        if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(Error::invalid(
+                &self.dir,
+                format!("`{hash}` is not an object reference (64 hex digits)"),
+            ));
+        }
+        let path = self.path_of(hash);
+        let bytes = std::fs::read(&path).map_err(|e| Error::io("read", &path, e))?;
+        if hex(&Sha256::digest(&bytes)) != hash {
+            return Err(Error::invalid(
+                &path,
+                "the object's content does not match its name (changed or damaged)",
+            ));
+        }
+        serde_json::from_slice(&bytes)
+            .map_err(|e| Error::invalid(&path, format!("not a stored object: {e}")))
+    }
+
+    /// Moves what a trial's rounds hold in full (reports, process and fixer records) into the
+    /// store, leaving references. On an error the trial keeps whatever was not moved yet.
+    pub fn externalize(&self, trial: &mut TrialRecord) -> Result<()> {
+        for round in &mut trial.rounds {
+            if let Some(report) = &round.report {
+                round.report_ref = Some(self.put(report)?);
+                round.report = None;
+            }
+            if let Some(process) = &round.process {
+                round.process_ref = Some(self.put(process)?);
+                round.process = None;
+            }
+            if let Some(fixer) = &round.fixer {
+                round.fixer_ref = Some(self.put(fixer)?);
+                round.fixer = None;
+            }
+        }
+        Ok(())
+    }
+
+    /// Restores in full what a trial's rounds hold by reference; the references stay.
+    pub fn resolve(&self, trial: &mut TrialRecord) -> Result<()> {
+        for round in &mut trial.rounds {
+            if let (None, Some(hash)) = (&round.report, &round.report_ref) {
+                round.report = Some(self.get(hash)?);
+            }
+            if let (None, Some(hash)) = (&round.process, &round.process_ref) {
+                round.process = Some(self.get(hash)?);
+            }
+            if let (None, Some(hash)) = (&round.fixer, &round.fixer_ref) {
+                round.fixer = Some(self.get(hash)?);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether a trial holds something by reference that is not restored.
+pub fn has_references(trial: &TrialRecord) -> bool {
+    trial.rounds.iter().any(|r| {
+        (r.report.is_none() && r.report_ref.is_some())
+            || (r.process.is_none() && r.process_ref.is_some())
+            || (r.fixer.is_none() && r.fixer_ref.is_some())
+    })
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes.iter().fold(String::with_capacity(64), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
