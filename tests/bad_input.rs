@@ -1165,6 +1165,18 @@ fn merge_of_a_shard_with_an_absurd_count_is_rejected_without_allocating() {
     let mut value: serde_json::Value = serde_json::from_str(&text).unwrap();
     value["shard"]["count"] = serde_json::json!(4294967295u32);
     write(&dir.path().join("s1/results.json"), &value.to_string());
+    // The reports the results refer to come along (the run's object store).
+    fs::create_dir_all(dir.path().join("s1/objects")).unwrap();
+    for entry in fs::read_dir(run.join("objects")).unwrap() {
+        let path = entry.unwrap().path();
+        fs::copy(
+            &path,
+            dir.path()
+                .join("s1/objects")
+                .join(path.file_name().unwrap()),
+        )
+        .unwrap();
+    }
     assert_one(
         "merge_of_a_shard_with_an_absurd_count_is_rejected_without_allocating",
         &dir,

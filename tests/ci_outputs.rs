@@ -374,7 +374,9 @@ fn every_trial_leaves_a_log_folder_linked_from_junit_html_and_explain() {
     let reports = tempfile::tempdir().unwrap();
     let fixture = "loop-wordcount-converges-in-three";
     let finished = bundled("default.yaml", reports.path(), &[fixture]);
-    let results = &finished.results;
+    // Read back from disk: the reports themselves are in the run's object store.
+    let stored = gatebench::output::results::read(&finished.dir.join("results.json")).unwrap();
+    let results = &stored;
     let junit = std::fs::read_to_string(finished.dir.join("junit.xml")).unwrap();
     let html = std::fs::read_to_string(finished.dir.join("report.html")).unwrap();
     let case_of = |id: &str| {

@@ -32,7 +32,7 @@ fn run(scenario: &str, reports: &Path) -> RunResults {
     } else {
         Path::new(line.trim()).to_path_buf()
     };
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    gatebench::output::results::read(&path).unwrap()
 }
 
 fn value(rate: Option<gatebench::score::rate::Rate>) -> f64 {

@@ -59,7 +59,13 @@ impl Store {
             ));
         }
         let path = self.path_of(hash);
-        let bytes = std::fs::read(&path).map_err(|e| Error::io("read", &path, e))?;
+        // A missing or unreadable object is a results file that cannot be used: bad input.
+        let bytes = std::fs::read(&path).map_err(|e| {
+            Error::invalid(
+                &path,
+                format!("a stored object the results name cannot be read: {e}"),
+            )
+        })?;
         if hex(&Sha256::digest(&bytes)) != hash {
             return Err(Error::invalid(
                 &path,

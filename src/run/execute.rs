@@ -351,15 +351,16 @@ impl ObjectsTemp {
             .map(Path::to_path_buf)
             .collect();
         std::fs::create_dir_all(reports_dir).map_err(|e| Error::io("create", reports_dir, e))?;
+        // Created and registered under the registry's lock: the interrupt handler, which drains
+        // the registry, either sees the folder or runs before it exists.
+        let mut registry = OBJECTS_TEMP.lock().unwrap_or_else(|e| e.into_inner());
         let dir = tempfile::Builder::new()
             .prefix(".objects-")
             .tempdir_in(reports_dir)
             .map_err(|e| Error::io("create a folder in", reports_dir, e))?
             .keep();
-        OBJECTS_TEMP
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((dir.clone(), created.clone()));
+        registry.push((dir.clone(), created.clone()));
+        drop(registry);
         Ok(ObjectsTemp(Some((dir, created))))
     }
 
