@@ -354,6 +354,11 @@ impl ObjectsTemp {
         // Created and registered under the registry's lock: the interrupt handler, which drains
         // the registry, either sees the folder or runs before it exists.
         let mut registry = OBJECTS_TEMP.lock().unwrap_or_else(|e| e.into_inner());
+        // The handler sets the flag before it drains the registry: after an interrupt nothing
+        // new may be created that it could miss.
+        if crate::repo::workdir::interrupted() {
+            return Err(Error::Interrupted);
+        }
         let dir = tempfile::Builder::new()
             .prefix(".objects-")
             .tempdir_in(reports_dir)
