@@ -91,13 +91,6 @@ fn own_var(spec: &CommandSpec, name: &str) -> Option<bool> {
     }
 }
 
-/// Whether granting `grant` would expose `protected` (one holds the other).
-fn exposes(grant: &Path, protected: &[PathBuf]) -> bool {
-    protected
-        .iter()
-        .any(|p| p.starts_with(grant) || grant.starts_with(p))
-}
-
 /// A path the scenario's `sandbox:` lists: `~/` is gatebench's `HOME`, a relative path is
 /// relative to the scenario's folder.
 fn scenario_path(word: &str, dir: &Path) -> PathBuf {
@@ -123,12 +116,10 @@ fn sandbox_of(spec: &CommandSpec, dir: &Path, env: &[(String, String)]) -> Sandb
         .iter()
         .find(|(k, _)| k == "PATH")
         .map_or(String::new(), |(_, v)| v.clone());
-    let mut read: Vec<PathBuf> = process::SYSTEM_READ
-        .iter()
-        .map(PathBuf::from)
-        .chain(std::env::split_paths(&path_var).map(|p| process::real(&p)))
-        .filter(|p| p.is_absolute() && !exposes(p, &protected))
-        .collect();
+    let Sandbox {
+        mut read,
+        mut write,
+    } = Sandbox::base(std::ffi::OsStr::new(&path_var), &protected);
     if let Some(bin) = gatebench_bin() {
         read.push(process::real(Path::new(&bin)));
     }
@@ -139,7 +130,6 @@ fn sandbox_of(spec: &CommandSpec, dir: &Path, env: &[(String, String)]) -> Sandb
     );
     let (more_read, more_write) = spec.sandbox.paths();
     read.extend(more_read.iter().map(|w| scenario_path(w, dir)));
-    let mut write: Vec<PathBuf> = process::SYSTEM_DEVICES.iter().map(PathBuf::from).collect();
     write.extend(more_write.iter().map(|w| scenario_path(w, dir)));
     read.sort();
     read.dedup();

@@ -129,8 +129,8 @@ impl Metrics {
         let mut m = Metrics::default();
         let mut fixtures = std::collections::BTreeSet::new();
         let trials: Vec<&TrialRecord> = trials.into_iter().collect();
-        let trials_again = trials.clone();
         m.repeat = crate::score::trials::repeat_metrics(trials.iter().copied());
+        m.ground_truth = GroundTruthMetrics::of(&trials);
         for t in trials {
             fixtures.insert(t.fixture.clone());
             m.trials += 1;
@@ -163,7 +163,6 @@ impl Metrics {
             m.false_alarm_rate = Some(Rate::new(m.count(Outcome::FalseAlarm), golden));
         }
         m.errors = m.count(Outcome::Error) + m.count(Outcome::Timeout);
-        m.ground_truth = GroundTruthMetrics::of(&trials_again);
         m
     }
 }

@@ -31,6 +31,27 @@ pub struct Sandbox {
     pub write: Vec<PathBuf>,
 }
 
+impl Sandbox {
+    /// What every sandboxed command may reach: read the system locations and the folders of
+    /// `path_var` (a `PATH` value; real paths), except one that holds or sits inside a
+    /// `protected` path; read and write the device files. Callers add their own folders.
+    pub fn base(path_var: &std::ffi::OsStr, protected: &[PathBuf]) -> Sandbox {
+        let exposes = |grant: &Path| {
+            protected
+                .iter()
+                .any(|p| p.starts_with(grant) || grant.starts_with(p))
+        };
+        let read = SYSTEM_READ
+            .iter()
+            .map(PathBuf::from)
+            .chain(std::env::split_paths(path_var).map(|p| real(&p)))
+            .filter(|p| p.is_absolute() && !exposes(p))
+            .collect();
+        let write = SYSTEM_DEVICES.iter().map(PathBuf::from).collect();
+        Sandbox { read, write }
+    }
+}
+
 /// System locations every sandboxed command may read: programs, libraries, configuration,
 /// `/proc`, and a few device files (read and write, like `/dev/null`). Missing ones are skipped.
 pub const SYSTEM_READ: &[&str] = &[

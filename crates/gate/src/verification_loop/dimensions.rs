@@ -2,7 +2,7 @@
 //! standards): running the repository's command under a time limit, and judging pass / warn /
 //! fail / blocked from its exit status and the error, warning and test-point lines it prints.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -68,19 +68,12 @@ fn command_sandbox(repo_dir: &Path, scratch: &Path) -> process::Sandbox {
     let cwd = std::env::current_dir()
         .map(|d| process::real(&d))
         .unwrap_or_default();
-    let path_var = std::env::var_os("PATH").unwrap_or_default();
-    let mut read: Vec<PathBuf> = process::SYSTEM_READ
-        .iter()
-        .map(PathBuf::from)
-        .chain(std::env::split_paths(&path_var).map(|p| process::real(&p)))
-        .filter(|p| p.is_absolute() && !p.starts_with(&cwd) && !cwd.starts_with(p))
-        .collect();
-    read.sort();
-    read.dedup();
-    let mut write: Vec<PathBuf> = process::SYSTEM_DEVICES.iter().map(PathBuf::from).collect();
-    write.push(process::real(repo_dir));
-    write.push(process::real(scratch));
-    process::Sandbox { read, write }
+    let mut sandbox = process::Sandbox::base(&std::env::var_os("PATH").unwrap_or_default(), &[cwd]);
+    sandbox.read.sort();
+    sandbox.read.dedup();
+    sandbox.write.push(process::real(repo_dir));
+    sandbox.write.push(process::real(scratch));
+    sandbox
 }
 
 /// The configuration key of a command dimension.
