@@ -136,6 +136,8 @@ fn identical_content_is_stored_once_and_a_damaged_object_is_refused() {
     let corpus = corpus::load(&root().join("fixtures")).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let store = Store::new(dir.path().join(objects::DIR));
+    // The store's owner makes its folder; `put` never does.
+    std::fs::create_dir_all(store.dir()).unwrap();
     // The same fixtures twice into one store: every report is identical, so stored once.
     let first = in_memory(&corpus, Some(&store));
     let count = std::fs::read_dir(store.dir()).unwrap().count();

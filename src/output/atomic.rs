@@ -43,10 +43,17 @@ pub fn write_atomic_with(
     publish(tmp, path)
 }
 
-/// Writes `bytes` to `path` atomically.
+/// Writes `bytes` to `path` atomically, creating its folder if needed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
+    write_atomic_into_existing(path, bytes)
+}
+
+/// Writes `bytes` to `path` atomically, in a folder that must already exist: a folder removed
+/// meanwhile (by an interrupt) is an error, never created again.
+pub fn write_atomic_into_existing(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir)
         .map_err(|e| Error::io("create a temporary file in", dir, e))?;
     std::io::Write::write_all(&mut tmp, bytes)

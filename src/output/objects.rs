@@ -45,7 +45,9 @@ impl Store {
         let hash = hex(&Sha256::digest(&bytes));
         let path = self.path_of(&hash);
         if !path.is_file() {
-            crate::output::atomic::write_atomic(&path, &bytes)?;
+            // The store's folder is made by its owner (the run, or `outputs::write_all_with`):
+            // one removed under a running trial by an interrupt is not made again.
+            crate::output::atomic::write_atomic_into_existing(&path, &bytes)?;
         }
         Ok(hash)
     }

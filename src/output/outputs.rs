@@ -31,6 +31,7 @@ pub fn write_all(dir: &Path, results: &mut RunResults) -> Result<()> {
 /// (`trials/<case>/`, `trial_logs.rs`), which `junit.xml` and `report.html` then link to.
 pub fn write_all_with(dir: &Path, results: &mut RunResults, views: Option<&Views>) -> Result<()> {
     let store = Store::new(dir.join(objects::DIR));
+    std::fs::create_dir_all(store.dir()).map_err(|e| Error::io("create", store.dir(), e))?;
     for trial in &mut results.trials {
         store.externalize(trial)?;
     }
