@@ -492,6 +492,9 @@ pub fn probe_writable(dir: &Path) -> Result<()> {
         .ancestors()
         .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
         .collect();
+    // Under the outputs lock: the interrupt handler takes it before it exits, so it never ends
+    // the process between the probe's creation and its removal.
+    let _outputs = OUTPUTS.lock().unwrap_or_else(|e| e.into_inner());
     std::fs::create_dir_all(dir).map_err(unwritable)?;
     let probed = tempfile::Builder::new()
         .prefix(".gatebench-probe")
