@@ -333,7 +333,14 @@ static OBJECTS_TEMP: std::sync::Mutex<Registered> = std::sync::Mutex::new(Vec::n
 /// Removes an objects folder and the (still empty) folders created for it, deepest first: a run
 /// that fails or is interrupted leaves nothing.
 fn remove_objects_temp(dir: &Path, created: &[PathBuf]) {
-    let _ = std::fs::remove_dir_all(dir);
+    // A trial finishing during an interrupt may still write an object while the folder is being
+    // removed (`remove_dir_all` then fails, the folder not empty): try again for up to a second.
+    for _ in 0..100 {
+        if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     for d in created {
         let _ = std::fs::remove_dir(d);
     }
