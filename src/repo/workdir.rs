@@ -123,10 +123,21 @@ pub fn interrupt_and_remove_roots(grace: Duration) {
     while IN_FLIGHT.load(Ordering::SeqCst) > 0 && start.elapsed() < grace {
         std::thread::sleep(Duration::from_millis(5));
     }
-    if let Ok(roots) = live_roots().lock() {
-        for root in roots.iter() {
-            let _ = std::fs::remove_dir_all(root);
+    let roots = live_roots().lock().unwrap_or_else(|p| p.into_inner());
+    for root in roots.iter() {
+        remove_with_retries(root);
+    }
+}
+
+/// Removes `dir`, trying again for up to a second while it is not yet gone: a process killed an
+/// instant ago, or a trial past its grace, may still add a file while the folder is removed
+/// (`remove_dir_all` then fails with the folder not empty).
+fn remove_with_retries(dir: &Path) {
+    for _ in 0..100 {
+        if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
+            return;
         }
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
@@ -147,6 +158,13 @@ impl WorkRoot {
         std::fs::create_dir_all(&parent)
             .map_err(|e| Error::io("create the work dir", &parent, e))?;
         remove_dead_roots(&parent);
+        // Created and registered under the registry's lock, after checking the interrupt flag
+        // (which the handler sets before it takes the lock): the handler either removes this root
+        // or runs before it exists, never between its creation and its registration.
+        let mut registry = live_roots().lock().unwrap_or_else(|p| p.into_inner());
+        if interrupted() {
+            return Err(Error::Interrupted);
+        }
         let dir = tempfile::Builder::new()
             .prefix(PREFIX)
             .tempdir_in(&parent)
@@ -168,11 +186,9 @@ impl WorkRoot {
             lock
         };
         if !keep {
-            live_roots()
-                .lock()
-                .map_err(|_| Error::Internal("work root registry poisoned".into()))?
-                .push(path.clone());
+            registry.push(path.clone());
         }
+        drop(registry);
         Ok(WorkRoot {
             path,
             keep,
