@@ -652,7 +652,6 @@ pub fn junit(m: &MatrixResults, runs: &[(String, &RunResults)], linked: bool) ->
 struct HtmlPipeline<'a> {
     name: &'a str,
     pipeline: &'a str,
-    dir: &'a str,
     verdict: String,
     met: bool,
     broken: Vec<&'a ThresholdResult>,
@@ -689,7 +688,6 @@ pub fn html(m: &MatrixResults) -> Result<String> {
         .map(|p| HtmlPipeline {
             name: &p.name,
             pipeline: &p.pipeline,
-            dir: &p.dir,
             verdict: verdict(p),
             met: p.thresholds.iter().all(|t| t.met),
             broken: p.thresholds.iter().filter(|t| !t.met).collect(),
