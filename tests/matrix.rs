@@ -71,7 +71,7 @@ fn a_matrix_run_leaves_a_complete_run_per_pipeline_and_differences_computed_from
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(left, [finished.matrix.run_id.clone()]);
+    assert_eq!(left, std::slice::from_ref(&finished.matrix.run_id));
     for file in matrix::FILES {
         assert!(finished.dir.join(file).is_file(), "{file} missing");
     }
@@ -348,4 +348,81 @@ fn check_judges_each_pipeline_of_a_matrix_by_its_own_bars() {
     );
     assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
     assert!(out.stderr.contains("no-such-category"), "{}", out.stderr);
+}
+
+/// The folders under `reports` other than the result cache.
+fn left_in(reports: &Path) -> Vec<String> {
+    std::fs::read_dir(reports)
+        .map(|entries| {
+            entries
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n != ".cache")
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn an_interrupted_matrix_run_leaves_nothing_not_even_a_finished_pipeline() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let temp = tempfile::tempdir().unwrap();
+    let file = scenario(
+        temp.path(),
+        "slow",
+        &format!(
+            "fixtures:\n  include: [\"{}\"]\npipelines:\n  - name: quick\n    pipeline: {{kind: legacy}}\n  - name: slow\n    pipeline: {{kind: command, command: \"sleep 60\", timeout_secs: 120}}\n",
+            SMALL[0]
+        ),
+    );
+    let reports = temp.path().join("reports");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gatebench"))
+        .args(["run", file.to_str().unwrap(), "--quiet", "--reports-dir"])
+        .arg(&reports)
+        .current_dir(root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The first pipeline's complete run is published inside the matrix's staging folder
+    // (`.<id>.partial/pipelines/<run-id>`) before the second starts.
+    let started = Instant::now();
+    let first_published = || {
+        std::fs::read_dir(&reports)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".partial"))
+            .any(|e| {
+                std::fs::read_dir(e.path().join("pipelines"))
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|p| p.ok())
+                    .any(|p| p.path().join("results.json").is_file())
+            })
+    };
+    while !first_published() {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the first pipeline never finished"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before it could be interrupted"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(left_in(&reports), Vec::<String>::new());
 }
