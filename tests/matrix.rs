@@ -194,6 +194,28 @@ fn a_matrix_run_leaves_a_complete_run_per_pipeline_and_differences_computed_from
     assert!(summary.contains("| false-pass rate |"));
     assert!(summary.contains("## Per category"));
     assert!(summary.contains("## Per kind"));
+
+    // A pipeline's folder replays like any run, and the replay writes its trial logs as `run`
+    // does: one folder per trial, with the same outcomes.
+    let replayed = gatebench::run::replay::replay(&gatebench::run::replay::ReplayOptions {
+        recorded: finished.dir.join("pipelines/legacy"),
+        fixtures_dir: Some(root().join("fixtures")),
+        reports_dir: temp.path().join("replays"),
+    })
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(
+        common::outcomes(&replayed.results),
+        common::outcomes(legacy)
+    );
+    let logs = replayed.dir.join("trials");
+    let cases: Vec<String> = std::fs::read_dir(&logs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(cases.len(), legacy.trials.len());
+    for case in &cases {
+        assert!(logs.join(case).join("trial.json").is_file(), "{case}");
+    }
 }
 
 #[test]

@@ -456,12 +456,21 @@ impl Drop for Staging {
 /// Writes a run that is already complete (`merge`, `replay`) under `reports_dir`, all or nothing
 /// like `run`: a free id is reserved (and set in `results`), the outputs staged, then renamed.
 pub fn write_run(reports_dir: &Path, results: &mut RunResults) -> Result<PathBuf> {
+    write_run_with(reports_dir, results, None)
+}
+
+/// [`write_run`], and with `views` the per-trial logs (`trials/`) as `run` writes them.
+pub fn write_run_with(
+    reports_dir: &Path,
+    results: &mut RunResults,
+    views: Option<&crate::output::trial_logs::Views>,
+) -> Result<PathBuf> {
     let _lock = OUTPUTS.lock().unwrap_or_else(|e| e.into_inner());
     let (run_id, staging) = reserve_run_dir(reports_dir, &results.run_id)?;
     let staging = Staging::register(staging);
     results.run_id = run_id;
     let dir = reports_dir.join(&results.run_id);
-    outputs::write_all(staging.path(), results)?;
+    outputs::write_all_with(staging.path(), results, views)?;
     staging.publish(&dir)?;
     results.objects = Some(crate::output::objects::Store::new(
         dir.join(crate::output::objects::DIR),

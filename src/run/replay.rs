@@ -161,6 +161,14 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         ratchet: None,
         ..recorded
     };
-    let dir = execute::write_run(&options.reports_dir, &mut results).map_err(|e| vec![e])?;
+    // The trial logs as `run` writes them, for the fixtures that still exist.
+    let replayed: Vec<&corpus::Fixture> = results
+        .fixtures
+        .iter()
+        .filter_map(|f| corpus.get(&f.id))
+        .collect();
+    let views = crate::output::trial_logs::views(&replayed, &corpus);
+    let dir = execute::write_run_with(&options.reports_dir, &mut results, Some(&views))
+        .map_err(|e| vec![e])?;
     Ok(Finished { results, dir })
 }
