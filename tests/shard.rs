@@ -127,6 +127,14 @@ fn the_merge_command_writes_a_merged_run_and_exits_like_run() {
     let run = gatebench::output::runs::newest(&merged_into).expect("a merged run folder");
     assert!(run.join("report.html").is_file());
     assert!(run.display().to_string().ends_with("-legacy-merged"));
+    // The merged run has its trial logs as `run` writes them: one folder per trial.
+    let merged = gatebench::output::runs::read(&run).unwrap();
+    let logs: Vec<_> = std::fs::read_dir(run.join("trials"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(logs.len(), merged.trials.len());
+    assert!(logs.iter().all(|l| l.join("trial.json").is_file()));
 
     let out = gatebench(&args[..2], root());
     assert_eq!(out.code, gatebench::exit_code::USAGE, "{}", out.stderr);

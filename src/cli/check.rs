@@ -47,8 +47,13 @@ fn cmd_check(fixtures: &Path, scenarios: &Path) -> CmdResult {
                 // A scenario's ratchet baseline must be readable too.
                 match Scenario::load(file) {
                     Ok(s) => {
-                        if let Err(e) = gatebench::run::baseline::load(file, &s.spec.thresholds) {
-                            errors.push(e);
+                        // A matrix's pipelines each have their bars (and baseline).
+                        for (_, one) in s.per_pipeline() {
+                            if let Err(e) =
+                                gatebench::run::baseline::load(file, &one.spec.thresholds)
+                            {
+                                errors.push(e);
+                            }
                         }
                         // What `run` checks of the scenario against its corpus, checked here too.
                         let own = s.fixtures_dir();
@@ -80,8 +85,10 @@ fn cmd_check(fixtures: &Path, scenarios: &Path) -> CmdResult {
                             other => other,
                         };
                         if let Some(c) = against {
-                            if let Err(e) = execute::check_selection(&s, &own, c, &[]) {
-                                errors.push(e);
+                            for (_, one) in s.per_pipeline() {
+                                if let Err(e) = execute::check_selection(&one, &own, c, &[]) {
+                                    errors.push(e);
+                                }
                             }
                         }
                     }

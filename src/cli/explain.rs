@@ -36,7 +36,9 @@ fn cmd_explain(fixtures: &Path, id: &str, results: Option<&Path>, reports_dir: &
     let last = match results {
         Some(p) => Some((p.display().to_string(), runs::read(p).map_err(|e| vec![e])?)),
         None => runs::newest(reports_dir).and_then(|dir| {
+            // Unreadable (a matrix run's folder, say): the fixture alone, and why.
             runs::read(&dir)
+                .map_err(|e| eprintln!("note: the newest run is not shown: {e}"))
                 .ok()
                 .map(|r| (dir.display().to_string(), r))
         }),

@@ -87,6 +87,7 @@ fn cmd_run(args: RunArgs) -> CmdResult {
         workdir::interrupt_and_remove_roots(std::time::Duration::from_secs(5));
         // Held until exit: no output is written after this point.
         let _outputs = execute::remove_partial_outputs();
+        gatebench::run::matrix::remove_partial();
         eprintln!("\ninterrupted: temporary repositories removed");
         std::process::exit(exit_code::INTERRUPTED);
     });
@@ -94,6 +95,11 @@ fn cmd_run(args: RunArgs) -> CmdResult {
     let progress = |record: &gatebench::score::record::TrialRecord, done: usize, total: usize| {
         live.on_trial(record, done, total);
     };
+    if options.scenario.is_matrix() {
+        let finished = gatebench::run::matrix::execute(&options, &progress);
+        live.finish();
+        return matrix_done(finished?, options.keep);
+    }
     let finished = execute::execute(&options, &progress);
     live.finish();
     let finished = finished?;
@@ -110,6 +116,31 @@ fn cmd_run(args: RunArgs) -> CmdResult {
         );
     }
     Ok(finished.results.exit_code)
+}
+
+/// A matrix run's terminal table, its folders, and its step summary.
+fn matrix_done(finished: gatebench::run::matrix::MatrixFinished, keep: bool) -> CmdResult {
+    let matrix = &finished.matrix;
+    print!("{}", gatebench::output::matrix::terminal(matrix));
+    println!("matrix:  {}", finished.dir.join("matrix.json").display());
+    println!(
+        "report:  {} (also summary.md, junit.xml)",
+        finished.dir.join("report.html").display()
+    );
+    for (name, run) in &finished.runs {
+        println!("{name}: {}", run.dir.display());
+    }
+    if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|v| !v.is_empty()) {
+        gatebench::output::matrix::append_step_summary(Path::new(&path), matrix)
+            .map_err(|e| vec![e])?;
+    }
+    if keep {
+        println!(
+            "repositories kept under the work dir; each trial's path is in its pipeline's \
+             results.json (kept_at)"
+        );
+    }
+    Ok(matrix.exit_code)
 }
 
 /// Appends the Markdown summary to `$GITHUB_STEP_SUMMARY` when GitHub Actions sets it.

@@ -27,6 +27,11 @@ pub struct ScenarioFile {
     pub fixtures: Selection,
     #[serde(default)]
     pub pipeline: PipelineSpec,
+    /// Several pipelines run over the same fixtures in one run, side by side (a matrix, instead of
+    /// `pipeline`): each is judged by its own `thresholds` (default: the scenario's), and each
+    /// pair is compared (README: "Compare verifiers in one run").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pipelines: Vec<NamedPipeline>,
     /// Independent repetitions of every fixture (default 1).
     #[serde(default = "one")]
     pub trials: u32,
@@ -144,6 +149,19 @@ impl PipelineSpec {
             PipelineSpec::Command(_) => "command",
         }
     }
+}
+
+/// One pipeline of a matrix: a name (its folder under `pipelines/` of the run), the pipeline in
+/// the shape `pipeline:` takes, and optionally its own bars.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NamedPipeline {
+    /// Letters, digits, `.`, `_` and `-`, not starting with `.`; unique within the scenario.
+    pub name: String,
+    pub pipeline: PipelineSpec,
+    /// This pipeline's bars (default: the scenario's `thresholds`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thresholds: Option<Thresholds>,
 }
 
 /// An external verifier: run with the materialized repository as its working directory, it writes
@@ -414,7 +432,7 @@ impl JsonSchema for CommandLine {
 
 /// The bars a run must meet. Absent keys take the strict defaults: no false pass, full recall, no
 /// false alarm, no error, no round count off.
-#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Thresholds {
     #[serde(default)]
@@ -490,6 +508,9 @@ pub const MAX_JOBS: usize = 256;
 pub struct Scenario {
     pub file: PathBuf,
     pub spec: ScenarioFile,
+    /// The `pipelines:` entry this scenario was made from ([`Scenario::per_pipeline`]); `None`
+    /// for a scenario as loaded.
+    pub matrix_entry: Option<String>,
 }
 
 impl Scenario {
@@ -527,37 +548,11 @@ impl Scenario {
                 "`max_rounds` must be 1 or more".into(),
             ));
         }
-        let th = &spec.thresholds;
-        let optional = [
-            ("min_localization", th.min_localization),
-            ("min_finding_precision", th.min_finding_precision),
-            ("min_requirement_recall", th.min_requirement_recall),
-            ("min_obligation_recall", th.min_obligation_recall),
-        ];
-        for (key, value) in [
-            ("max_false_pass_rate", Some(th.max_false_pass_rate)),
-            ("min_recall", Some(th.min_recall)),
-        ]
-        .into_iter()
-        .chain(optional)
-        .filter_map(|(key, value)| Some((key, value?)))
-        {
-            if !(0.0..=1.0).contains(&value) {
-                return Err(at(key, key, format!("`{key}` must be between 0 and 1")));
-            }
-        }
+        check_thresholds(&spec.thresholds).map_err(|(key, message)| at(key, key, message))?;
         if let PipelineSpec::Command(command) = &spec.pipeline {
             check_command(command).map_err(|(key, value, message)| at(key, &value, message))?;
         }
-        for (category, value) in &spec.thresholds.min_category_recall {
-            if !(0.0..=1.0).contains(value) {
-                return Err(at(
-                    category,
-                    category,
-                    format!("`min_category_recall.{category}` must be between 0 and 1"),
-                ));
-            }
-        }
+        check_matrix(path, text, &generic, &spec)?;
         for glob in spec.fixtures.include.iter().chain(&spec.fixtures.exclude) {
             Glob::new(glob)
                 .map_err(|e| at("include", glob, format!("invalid glob `{glob}`: {e}")))?;
@@ -565,7 +560,42 @@ impl Scenario {
         Ok(Scenario {
             file: path.to_path_buf(),
             spec,
+            matrix_entry: None,
         })
+    }
+
+    /// Whether the scenario is a matrix (`pipelines:`).
+    pub fn is_matrix(&self) -> bool {
+        !self.spec.pipelines.is_empty()
+    }
+
+    /// The single-pipeline scenario of each matrix entry, in order, by name: the entry's pipeline,
+    /// its bars (else the scenario's), and the name `<scenario>-<pipeline>`; everything else (the
+    /// file, and so every relative path, fixtures, trials, rounds) is the matrix's. A scenario
+    /// that is not a matrix gives itself, unnamed.
+    pub fn per_pipeline(&self) -> Vec<(Option<String>, Scenario)> {
+        if !self.is_matrix() {
+            return vec![(None, self.clone())];
+        }
+        self.spec
+            .pipelines
+            .iter()
+            .map(|entry| {
+                let mut spec = self.spec.clone();
+                spec.name = format!("{}-{}", self.spec.name, entry.name);
+                spec.pipeline = entry.pipeline.clone();
+                spec.pipelines = Vec::new();
+                if let Some(th) = &entry.thresholds {
+                    spec.thresholds = th.clone();
+                }
+                let scenario = Scenario {
+                    file: self.file.clone(),
+                    spec,
+                    matrix_entry: Some(entry.name.clone()),
+                };
+                (Some(entry.name.clone()), scenario)
+            })
+            .collect()
     }
 
     /// The folder the scenario file is in: relative paths in it are relative to this.
@@ -583,12 +613,153 @@ impl Scenario {
     }
 }
 
-/// Every key under `pipeline` must be one its `kind` has: `kind` alone for `builtin` and
-/// `legacy`, the fields of [`CommandSpec`] for `command`. Errors point at the key.
-fn check_pipeline_keys(path: &Path, text: &str, generic: &yaml_serde::Value) -> Result<()> {
-    let Some(pipeline) = generic.get("pipeline").and_then(|p| p.as_mapping()) else {
+/// The bars a schema cannot range-check: (key, message) of the first out of range.
+fn check_thresholds(th: &Thresholds) -> std::result::Result<(), (&str, String)> {
+    let optional = [
+        ("min_localization", th.min_localization),
+        ("min_finding_precision", th.min_finding_precision),
+        ("min_requirement_recall", th.min_requirement_recall),
+        ("min_obligation_recall", th.min_obligation_recall),
+    ];
+    for (key, value) in [
+        ("max_false_pass_rate", Some(th.max_false_pass_rate)),
+        ("min_recall", Some(th.min_recall)),
+    ]
+    .into_iter()
+    .chain(optional)
+    .filter_map(|(key, value)| Some((key, value?)))
+    {
+        if !(0.0..=1.0).contains(&value) {
+            return Err((key, format!("`{key}` must be between 0 and 1")));
+        }
+    }
+    for (category, value) in &th.min_category_recall {
+        if !(0.0..=1.0).contains(value) {
+            return Err((
+                category.as_str(),
+                format!("`min_category_recall.{category}` must be between 0 and 1"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A matrix (`pipelines:`): not beside `pipeline:`, not empty, names usable as folder names and
+/// unique, each pipeline and its bars checked as a single pipeline's are. Errors point at the
+/// entry's line (the n-th `name:` of the list, found in order).
+fn check_matrix(
+    path: &Path,
+    text: &str,
+    generic: &yaml_serde::Value,
+    spec: &ScenarioFile,
+) -> Result<()> {
+    let Some(list) = generic.get("pipelines") else {
         return Ok(());
     };
+    let top = |key: &str| {
+        text.lines().enumerate().find_map(|(i, line)| {
+            line.strip_prefix(key)
+                .filter(|rest| rest.trim_start().starts_with(':'))
+                .map(|_| crate::error::Position {
+                    line: i + 1,
+                    column: 1,
+                })
+        })
+    };
+    if generic.get("pipeline").is_some() {
+        return Err(Error::invalid_at(
+            path,
+            top("pipelines"),
+            "`pipeline` and `pipelines` are both given: a scenario runs one pipeline \
+             (`pipeline:`) or a matrix of them (`pipelines:`), not both",
+        ));
+    }
+    if list.as_sequence().is_none_or(|l| l.is_empty()) || spec.pipelines.is_empty() {
+        return Err(Error::invalid_at(
+            path,
+            top("pipelines"),
+            "`pipelines` lists no pipeline: give at least one `{name, pipeline}` entry",
+        ));
+    }
+    // The n-th `name:` line after `pipelines:` is the n-th entry's (a pipeline spec has no `name`).
+    let start = top("pipelines").map_or(0, |p| p.line);
+    let name_lines: Vec<crate::error::Position> = text
+        .lines()
+        .enumerate()
+        .skip(start)
+        .filter_map(|(i, line)| {
+            let trimmed = line.trim_start();
+            let entry = trimmed.strip_prefix("- ").unwrap_or(trimmed).trim_start();
+            entry
+                .strip_prefix("name")
+                .filter(|rest| rest.trim_start().starts_with(':'))
+                .map(|_| crate::error::Position {
+                    line: i + 1,
+                    column: line.len() - entry.len() + 1,
+                })
+        })
+        .collect();
+    let entry_at = |n: usize| name_lines.get(n).copied().or(top("pipelines"));
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for (n, entry) in spec.pipelines.iter().enumerate() {
+        let name = entry.name.as_str();
+        let invalid = |message: String| Error::invalid_at(path, entry_at(n), message);
+        if name.is_empty()
+            || name.len() > 64
+            || name.starts_with('.')
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        {
+            return Err(invalid(format!(
+                "pipeline name `{name}`: use 1 to 64 letters, digits, `.`, `_` or `-`, not \
+                 starting with `.` (it names the pipeline's folder)"
+            )));
+        }
+        if let Some(first) = seen.insert(name, n) {
+            return Err(invalid(format!(
+                "pipeline name `{name}` is given twice (entries {} and {}): each pipeline of a \
+                 matrix needs its own name",
+                first + 1,
+                n + 1
+            )));
+        }
+        if let PipelineSpec::Command(command) = &entry.pipeline {
+            check_command(command).map_err(|(key, _, message)| {
+                invalid(format!("pipeline `{name}`: `{key}`: {message}"))
+            })?;
+        }
+        if let Some(th) = &entry.thresholds {
+            check_thresholds(th)
+                .map_err(|(_, message)| invalid(format!("pipeline `{name}`: {message}")))?;
+        }
+    }
+    Ok(())
+}
+
+/// Every key under `pipeline` (and under each matrix entry's `pipeline`) must be one its `kind`
+/// has: `kind` alone for `builtin` and `legacy`, the fields of [`CommandSpec`] for `command`.
+/// Errors point at the key.
+fn check_pipeline_keys(path: &Path, text: &str, generic: &yaml_serde::Value) -> Result<()> {
+    let mut specs: Vec<&yaml_serde::Value> = generic.get("pipeline").into_iter().collect();
+    if let Some(list) = generic.get("pipelines").and_then(|l| l.as_sequence()) {
+        specs.extend(list.iter().filter_map(|entry| entry.get("pipeline")));
+    }
+    for (nth, spec) in specs.into_iter().enumerate() {
+        if let Some(pipeline) = spec.as_mapping() {
+            check_keys_of(path, text, pipeline, nth)?;
+        }
+    }
+    Ok(())
+}
+
+/// [`check_pipeline_keys`] for one mapping, the `nth` `pipeline:` of the file.
+fn check_keys_of(
+    path: &Path,
+    text: &str,
+    pipeline: &yaml_serde::Mapping,
+    nth: usize,
+) -> Result<()> {
     let kind = pipeline
         .get("kind")
         .and_then(|k| k.as_str())
@@ -621,7 +792,7 @@ fn check_pipeline_keys(path: &Path, text: &str, generic: &yaml_serde::Value) -> 
             };
             return Err(Error::invalid_at(
                 path,
-                locate_key(text, key),
+                locate_key(text, key, nth),
                 format!("unknown key `{key}` under `pipeline` of kind `{kind}`: {expected}"),
             ));
         }
@@ -629,12 +800,20 @@ fn check_pipeline_keys(path: &Path, text: &str, generic: &yaml_serde::Value) -> 
     Ok(())
 }
 
-/// The position of `key:` at the start of an indented line, after the `pipeline:` line.
-fn locate_key(text: &str, key: &str) -> Option<crate::error::Position> {
+/// The position of `key:` at the start of an indented line, after the `nth` `pipeline:` line.
+fn locate_key(text: &str, key: &str, nth: usize) -> Option<crate::error::Position> {
     let start = text
         .lines()
-        .position(|l| l.trim_start().starts_with("pipeline:"))
-        .unwrap_or(0);
+        .enumerate()
+        .filter(|(_, l)| {
+            let t = l.trim_start();
+            t.strip_prefix("- ")
+                .unwrap_or(t)
+                .trim_start()
+                .starts_with("pipeline:")
+        })
+        .nth(nth)
+        .map_or(0, |(i, _)| i);
     text.lines().enumerate().skip(start).find_map(|(i, line)| {
         let trimmed = line.trim_start();
         trimmed

@@ -21,7 +21,8 @@ pub struct RateDelta {
 }
 
 impl RateDelta {
-    fn difference(&self) -> Option<(f64, f64, f64)> {
+    /// `new - base` with Newcombe's 95% interval; `None` unless both were measured.
+    pub fn difference(&self) -> Option<(f64, f64, f64)> {
         difference_interval(self.base.as_ref()?, self.new.as_ref()?)
     }
 }
@@ -86,7 +87,8 @@ impl Comparison {
     }
 }
 
-fn rates(m: &Metrics) -> [(&'static str, Option<Rate>); 8] {
+/// The rates every comparison shows, by name, in order.
+pub fn rates(m: &Metrics) -> [(&'static str, Option<Rate>); 8] {
     let g = &m.ground_truth;
     [
         ("false-pass rate", m.false_pass_rate),

@@ -57,7 +57,9 @@ fn description(
     lines.join("\n")
 }
 
-fn case(
+/// One trial as a test case (`name` = `fixture [trial]`, `classname` = category); `log` is the
+/// trial's log folder, named in `system-out`.
+pub fn case(
     trial: &TrialRecord,
     fixture: Option<&FixtureInfo>,
     log: Option<String>,

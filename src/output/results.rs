@@ -120,6 +120,9 @@ pub struct ScenarioInfo {
     /// The bars the run was judged by, as the scenario states them (so `merge` can judge again).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thresholds: Option<crate::corpus::scenario::Thresholds>,
+    /// In a matrix run (`pipelines:`), the name of the entry this run is of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matrix_pipeline: Option<String>,
 }
 
 /// What a fixture expects, recorded beside the outcomes so a results file can be read alone.

@@ -15,9 +15,29 @@ pub fn results_file(path: &Path) -> PathBuf {
     }
 }
 
-/// Reads the run a path names (a results file or a run folder).
+/// Reads the run a path names (a results file or a run folder). A matrix run's folder holds one
+/// run per pipeline: the error names them.
 pub fn read(path: &Path) -> Result<RunResults> {
     let file = results_file(path);
+    if !file.is_file() && path.join("matrix.json").is_file() {
+        let pipelines = path.join(crate::output::matrix::PIPELINES);
+        let mut names: Vec<String> = std::fs::read_dir(&pipelines)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok())
+                    .map(|e| e.path().display().to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        return Err(Error::invalid(
+            path,
+            format!(
+                "a matrix run, one run per pipeline: name one of them ({})",
+                names.join(", ")
+            ),
+        ));
+    }
     if !file.is_file() {
         return Err(Error::invalid(
             path,
@@ -38,14 +58,17 @@ fn is_run_id(name: &str) -> bool {
         && b[16] == b'-'
 }
 
-/// The newest run folder under `reports_dir` that holds a `results.json`; `None` when there is
-/// none. The committed `baseline/` is not a run of this checkout and is never picked.
+/// The newest run folder under `reports_dir` that holds a `results.json` (or a matrix run's
+/// `matrix.json`, which [`read`] then says how to read); `None` when there is none. The committed
+/// `baseline/` is not a run of this checkout and is never picked.
 pub fn newest(reports_dir: &Path) -> Option<PathBuf> {
     let entries = std::fs::read_dir(reports_dir).ok()?;
     entries
         .filter_map(|e| e.ok())
         .filter(|e| {
-            e.file_name().to_str().is_some_and(is_run_id) && e.path().join("results.json").is_file()
+            e.file_name().to_str().is_some_and(is_run_id)
+                && (e.path().join("results.json").is_file()
+                    || e.path().join("matrix.json").is_file())
         })
         .map(|e| e.path())
         .max_by(|a, b| a.file_name().cmp(&b.file_name()))
@@ -98,5 +121,26 @@ mod tests {
             Some(dir.path().join("20260102T000000Z-a-2"))
         );
         assert_eq!(newest(&dir.path().join("nothing")), None);
+    }
+
+    #[test]
+    fn a_matrix_run_is_the_newest_and_reading_it_names_its_pipelines() {
+        let dir = tempfile::tempdir().unwrap();
+        let single = dir.path().join("20260101T000000Z-a-1");
+        std::fs::create_dir_all(&single).unwrap();
+        std::fs::write(single.join("results.json"), "{}").unwrap();
+        let matrix = dir.path().join("20260102T000000Z-m-2");
+        for name in ["builtin", "mine"] {
+            std::fs::create_dir_all(matrix.join("pipelines").join(name)).unwrap();
+        }
+        std::fs::write(matrix.join("matrix.json"), "{}").unwrap();
+        assert_eq!(newest(dir.path()), Some(matrix.clone()));
+        let message = read(&matrix).unwrap_err().to_string();
+        assert!(message.contains("a matrix run"), "{message}");
+        assert!(
+            message.contains(&matrix.join("pipelines/builtin").display().to_string())
+                && message.contains(&matrix.join("pipelines/mine").display().to_string()),
+            "{message}"
+        );
     }
 }

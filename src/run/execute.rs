@@ -37,6 +37,12 @@ pub fn execute(
     options: &RunOptions,
     progress: &Progress<'_>,
 ) -> std::result::Result<Finished, Vec<Error>> {
+    if options.scenario.is_matrix() {
+        return Err(vec![Error::invalid(
+            &options.scenario.file,
+            "a matrix scenario (`pipelines:`) runs through `run::matrix::execute`",
+        )]);
+    }
     if !options.fixtures_dir.is_dir() {
         return Err(vec![Error::invalid(
             &options.scenario.file,
@@ -137,12 +143,12 @@ pub fn run_selected(
         // An unwritable reports folder (or cache) is found now, not after every trial ran.
         probe_writable(&options.reports_dir)?;
         if pipeline.fingerprint().is_some() {
-            probe_writable(&options.reports_dir.join(".cache"))?;
+            probe_writable(&options.cache_dir())?;
         }
         let work_root = WorkRoot::create(options.work_dir.as_deref(), options.keep)?;
         let cache = pipeline.fingerprint().map(|fingerprint| {
             Cache::new(
-                &options.reports_dir.join(".cache"),
+                &options.cache_dir(),
                 fingerprint,
                 options.max_rounds,
                 &options.scenario.spec.base_ref,
@@ -218,6 +224,7 @@ pub fn run_selected(
                 name: options.scenario.spec.name.clone(),
                 file: options.scenario.file.display().to_string(),
                 thresholds: Some(thresholds_spec.clone()),
+                matrix_pipeline: options.scenario.matrix_entry.clone(),
             },
             pipeline: pipeline.name().to_owned(),
             started_at: rfc3339,
@@ -306,6 +313,12 @@ pub fn run_id(started_at: SystemTime, scenario: &str, suffix: &str) -> String {
 static OUTPUTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// The staging folder being written, if any.
 static STAGING: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+
+/// Takes the outputs lock, for a caller that publishes a folder of its own (`matrix.rs`): the
+/// interrupt handler then waits until it is done.
+pub fn lock_outputs() -> std::sync::MutexGuard<'static, ()> {
+    OUTPUTS.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Removes the staging folder of outputs being written (called by the interrupt handler before
 /// it exits; it keeps the outputs lock, so no output is written after). Returns the guard, to be
@@ -443,12 +456,21 @@ impl Drop for Staging {
 /// Writes a run that is already complete (`merge`, `replay`) under `reports_dir`, all or nothing
 /// like `run`: a free id is reserved (and set in `results`), the outputs staged, then renamed.
 pub fn write_run(reports_dir: &Path, results: &mut RunResults) -> Result<PathBuf> {
+    write_run_with(reports_dir, results, None)
+}
+
+/// [`write_run`], and with `views` the per-trial logs (`trials/`) as `run` writes them.
+pub fn write_run_with(
+    reports_dir: &Path,
+    results: &mut RunResults,
+    views: Option<&crate::output::trial_logs::Views>,
+) -> Result<PathBuf> {
     let _lock = OUTPUTS.lock().unwrap_or_else(|e| e.into_inner());
     let (run_id, staging) = reserve_run_dir(reports_dir, &results.run_id)?;
     let staging = Staging::register(staging);
     results.run_id = run_id;
     let dir = reports_dir.join(&results.run_id);
-    outputs::write_all(staging.path(), results)?;
+    outputs::write_all_with(staging.path(), results, views)?;
     staging.publish(&dir)?;
     results.objects = Some(crate::output::objects::Store::new(
         dir.join(crate::output::objects::DIR),
@@ -457,7 +479,7 @@ pub fn write_run(reports_dir: &Path, results: &mut RunResults) -> Result<PathBuf
 }
 
 /// `rename(2)` that fails rather than replace an existing (even empty) folder.
-fn rename_noreplace(from: &Path, to: &Path) -> std::io::Result<()> {
+pub fn rename_noreplace(from: &Path, to: &Path) -> std::io::Result<()> {
     use std::os::unix::ffi::OsStrExt;
     let c = |p: &Path| {
         std::ffi::CString::new(p.as_os_str().as_bytes())
@@ -544,7 +566,7 @@ pub fn reserve_run_dir(reports_dir: &Path, id: &str) -> Result<(String, PathBuf)
     )))
 }
 
-fn sanitize(name: &str) -> String {
+pub fn sanitize(name: &str) -> String {
     name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {

@@ -264,3 +264,24 @@ pub fn merge(
     merged.pipeline = pipelines.into_iter().collect::<Vec<_>>().join(", ");
     Ok(merged)
 }
+
+/// The trial-log views (`trial_logs.rs`) of a merged run: its scenario's fixtures, each only when
+/// it still materializes the repository the shards recorded (`repo_hash`), so a log never shows
+/// a planted diff other than the one the trials judged. `None` when the scenario or its corpus
+/// cannot be loaded: the run is written without trial logs.
+pub fn views_of(merged: &RunResults) -> Option<crate::output::trial_logs::Views> {
+    let scenario =
+        crate::corpus::scenario::Scenario::load(Path::new(&merged.scenario.file)).ok()?;
+    let corpus = crate::corpus::load(&scenario.fixtures_dir()).ok()?;
+    let corpus = execute::with_mutants(&scenario, corpus).ok()?;
+    let same: Vec<&crate::corpus::Fixture> = merged
+        .fixtures
+        .iter()
+        .filter_map(|info| {
+            corpus
+                .get(&info.id)
+                .filter(|f| crate::corpus::hash::repo_hash(f) == info.repo_hash)
+        })
+        .collect();
+    Some(crate::output::trial_logs::views(&same, &corpus))
+}

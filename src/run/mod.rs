@@ -3,6 +3,7 @@
 
 pub mod baseline;
 pub mod execute;
+pub mod matrix;
 pub mod merge;
 pub mod options;
 pub mod progress;

@@ -46,6 +46,9 @@ pub struct RunOptions {
     pub shard: Option<Shard>,
     /// Re-runs of a trial that ended in `error` or `timeout` (infrastructure), never of a verdict.
     pub retries: u32,
+    /// The result cache's folder when not `<reports_dir>/.cache/` (a matrix run writes each
+    /// pipeline's run inside its own folder, but keeps one cache).
+    pub cache_in: Option<PathBuf>,
 }
 
 impl RunOptions {
@@ -69,7 +72,15 @@ impl RunOptions {
             reports_dir: o.reports_dir.unwrap_or_else(|| PathBuf::from("reports")),
             shard: o.shard,
             retries: o.retries.unwrap_or(scenario.spec.retries),
+            cache_in: None,
             scenario,
         }
+    }
+
+    /// The result cache's folder.
+    pub fn cache_dir(&self) -> PathBuf {
+        self.cache_in
+            .clone()
+            .unwrap_or_else(|| self.reports_dir.join(".cache"))
     }
 }

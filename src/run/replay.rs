@@ -52,10 +52,18 @@ fn thresholds_of(recorded: &RunResults) -> Thresholds {
 /// mapping), else as the recorded pipeline name says.
 fn scoring_of(recorded: &RunResults) -> Scoring {
     let file = Path::new(&recorded.scenario.file);
-    let spec = match Scenario::load(file) {
-        Ok(scenario) if scenario.spec.pipeline.name() == recorded.pipeline_kind() => {
-            scenario.spec.pipeline
-        }
+    // A matrix run's pipeline is the scenario's entry of that name.
+    let own = |scenario: Scenario| match &recorded.scenario.matrix_pipeline {
+        Some(name) => scenario
+            .spec
+            .pipelines
+            .into_iter()
+            .find(|entry| &entry.name == name)
+            .map(|entry| entry.pipeline),
+        None => Some(scenario.spec.pipeline),
+    };
+    let spec = match Scenario::load(file).ok().and_then(own) {
+        Some(spec) if spec.name() == recorded.pipeline_kind() => spec,
         _ => match recorded.pipeline.as_str() {
             "builtin" => PipelineSpec::Builtin,
             _ => PipelineSpec::Legacy,
@@ -153,6 +161,14 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         ratchet: None,
         ..recorded
     };
-    let dir = execute::write_run(&options.reports_dir, &mut results).map_err(|e| vec![e])?;
+    // The trial logs as `run` writes them, for the fixtures that still exist.
+    let replayed: Vec<&corpus::Fixture> = results
+        .fixtures
+        .iter()
+        .filter_map(|f| corpus.get(&f.id))
+        .collect();
+    let views = crate::output::trial_logs::views(&replayed, &corpus);
+    let dir = execute::write_run_with(&options.reports_dir, &mut results, Some(&views))
+        .map_err(|e| vec![e])?;
     Ok(Finished { results, dir })
 }
