@@ -6,6 +6,7 @@ pub mod compare;
 pub mod explain;
 pub mod html;
 pub mod junit;
+pub mod mutation_html;
 pub mod objects;
 pub mod outputs;
 pub mod reported;
