@@ -160,6 +160,22 @@ fn unviable_mutants_convergence_and_cost_are_recorded_in_results_and_summaries()
     let rm = mutation(&replayed.results);
     assert_eq!(rm.score, m.score);
     assert_eq!(rm.unviable, m.unviable);
+
+    // Shards run the mutants between them, but each records the whole selection's unviable
+    // mutants (never sharded): merged, the count is the unsharded run's, not twice it.
+    let parts: Vec<_> = (1..=2)
+        .map(|index| {
+            let mut opts = options(&s, &reports, &[]);
+            opts.shard = Some(gatebench::run::shard::Shard { index, count: 2 });
+            let finished = execute(&opts);
+            (finished.dir.join("results.json"), finished.results)
+        })
+        .collect();
+    let merged = gatebench::run::merge::merge(parts, std::time::SystemTime::now())
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let mm = mutation(&merged);
+    assert_eq!(mm.score, m.score);
+    assert_eq!(mm.unviable, m.unviable);
 }
 
 #[test]
