@@ -228,3 +228,87 @@ fn a_failing_trial_opens_with_its_planted_diff_its_findings_and_the_locus_highli
     );
     assert_eq!(root_attribute(&dom, "data-findings-at-locus"), Some("1"));
 }
+
+/// The mutation section: a verifier that says PASS whatever the repository holds passes every
+/// mutant, so every mutant is a survivor, listed first with what its mutation changed: here
+/// `delete-task-state` deletes a task's state file from the golden.
+#[test]
+fn a_run_with_a_surviving_mutant_shows_it_in_the_mutation_section_with_its_diff() {
+    let Some(browser) = chromium() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("chromium is not installed, and CI is set: .ci/run must install it");
+        }
+        eprintln!(
+            "\n\n*** SKIPPED: the mutation section was NOT checked in a browser: no chromium ***\n"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = scenario(
+        dir.path(),
+        "survivors",
+        &format!(
+            "fixtures:\n  tags: [mutant]\nmutants:\n  goldens: [subscription-cancel]\n  \
+             operators: [delete-task-state]\npipeline:\n  kind: command\n  command: [sh, {p}/always-pass.sh]\n  \
+             sandbox: {{read: ['{p}']}}\n",
+            p = root().join("tests/pipelines").display()
+        ),
+    );
+    let finished = execute(&options(&file, &dir.path().join("reports"), &[]));
+    let survivors: Vec<String> = finished
+        .results
+        .trials
+        .iter()
+        .filter(|t| !t.golden)
+        .map(|t| t.fixture.clone())
+        .collect();
+    assert!(!survivors.is_empty());
+    let page = finished.dir.join("report.html");
+    let dom = dump_dom(&browser, &format!("file://{}", page.display()));
+    assert_eq!(root_attribute(&dom, "data-ready"), Some("1"));
+    let section = &dom[dom
+        .find(r#"<section id="mutation">"#)
+        .expect("a mutation section")..];
+    let section = &section[..section.find("</section>").unwrap()];
+    // The score 0/n with its Wilson interval.
+    let n = survivors.len() as u64;
+    let rate = gatebench::score::rate::Rate::new(0, n);
+    assert!(section.contains(&format!(
+        "95% CI [0.000, {:.3}] (Wilson), 0/{n} mutant trials detected",
+        rate.high
+    )));
+    assert!(section.contains(&format!(
+        r#"<div class="value" id="mutation-survivor-count">{n}</div>"#
+    )));
+    // Survivors first: before the per-operator table, each with its diff filled in by the page.
+    let table = section.find(r#"id="mutation-operators""#).unwrap();
+    assert_eq!(
+        root_attribute(&dom, "data-survivor-diffs"),
+        Some(n.to_string().as_str())
+    );
+    for id in &survivors {
+        let at = section
+            .find(&format!(
+                r#"<details class="survivor" data-fixture="{id}" open"#
+            ))
+            .unwrap_or_else(|| panic!("{id} not listed open"));
+        assert!(at < table);
+        let entry = &section[at..];
+        let entry = &entry[..entry.find("</details>").unwrap()];
+        let task = id.rsplit("--").next().unwrap().to_uppercase();
+        let deleted = format!("--- a/specs/subscription-cancel/task-states/{task}.state.json");
+        assert!(entry.contains(&deleted), "{id}: {entry}");
+        assert!(entry.contains("+++ /dev/null"), "{entry}");
+        assert!(entry.contains("locus: "), "{entry}");
+    }
+    // The operator's row: 0.000, every trial in round 1 (not the expected round 2).
+    let row = &section[table..];
+    let row = &row[row
+        .find("<code>delete-task-state</code>")
+        .expect("operator row")..];
+    let row = &row[..row.find("</tr>").unwrap()];
+    assert!(row.contains(">0.000<"), "{row}");
+    assert!(row.contains(&format!(">0/{n}<")), "{row}");
+    assert!(section.contains(r#"id="mutation-kinds""#));
+    assert!(section.contains(r#"id="mutation-goldens""#));
+}

@@ -88,6 +88,18 @@ pub struct Matcher {
 pub struct Corpus {
     /// Sorted by id.
     pub fixtures: Vec<Fixture>,
+    /// Generated mutants that could not be made (docs/MUTATION.md), sorted by id: not fixtures,
+    /// but a run that generated them records how many its selection holds.
+    pub unviable_mutants: Vec<UnviableMutant>,
+}
+
+/// A generated mutant that is not a fixture: what a scenario's selection reads of it, and why.
+#[derive(Debug, Clone)]
+pub struct UnviableMutant {
+    pub id: String,
+    pub category: String,
+    pub tags: Vec<String>,
+    pub reason: String,
 }
 
 impl Corpus {
@@ -182,6 +194,7 @@ pub fn load(dir: &Path) -> Result<Corpus, Vec<Error>> {
     if errors.is_empty() {
         Ok(Corpus {
             fixtures: fixtures.into_values().collect(),
+            unviable_mutants: Vec::new(),
         })
     } else {
         Err(errors)

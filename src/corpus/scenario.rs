@@ -905,16 +905,8 @@ pub fn select<'c>(
     selection: &Selection,
     filters: &[String],
 ) -> Result<Vec<&'c Fixture>> {
-    let include = globset(&selection.include)?;
-    let exclude = globset(&selection.exclude)?;
-    let filter = globset(filters)?;
-    let picked = |f: &Fixture| {
-        include.is_match(&f.id)
-            && !exclude.is_match(&f.id)
-            && (selection.tags.is_empty() || f.tags.iter().any(|t| selection.tags.contains(t)))
-            && (selection.categories.is_empty() || selection.categories.contains(&f.category))
-            && (filters.is_empty() || filter.is_match(&f.id))
-    };
+    let picker = picker(selection, filters)?;
+    let picked = |f: &Fixture| picker(&f.id, &f.tags, &f.category);
     let mut ids: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
     for f in corpus.fixtures.iter().filter(|f| picked(f)) {
         ids.insert(&f.id);
@@ -923,4 +915,23 @@ pub fn select<'c>(
         }
     }
     Ok(ids.into_iter().filter_map(|id| corpus.get(id)).collect())
+}
+
+/// Whether a fixture (its id, tags and category) is one `selection` and `filters` pick: what
+/// `select` uses, and what the unviable mutants of a run are counted by.
+pub fn picker<'s>(
+    selection: &'s Selection,
+    filters: &'s [String],
+) -> Result<impl Fn(&str, &[String], &str) -> bool + 's> {
+    let include = globset(&selection.include)?;
+    let exclude = globset(&selection.exclude)?;
+    let filter = globset(filters)?;
+    Ok(move |id: &str, tags: &[String], category: &str| {
+        include.is_match(id)
+            && !exclude.is_match(id)
+            && (selection.tags.is_empty() || tags.iter().any(|t| selection.tags.contains(t)))
+            && (selection.categories.is_empty()
+                || selection.categories.iter().any(|c| c == category))
+            && (filters.is_empty() || filter.is_match(id))
+    })
 }

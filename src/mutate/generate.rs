@@ -1,13 +1,15 @@
 //! Goldens x operators -> mutants: every operator's sites in every selected golden, each built into
 //! a fixture or counted as unviable; and composing the viable ones into a loaded corpus.
 
-use crate::corpus::scenario::MutantSelection;
+use crate::corpus::loader::UnviableMutant;
+use crate::corpus::scenario::{MutantSelection, Selection};
 use crate::corpus::{Corpus, Fixture};
 use crate::error::{Error, Result};
 use crate::mutate::ledger::Ledger;
 use crate::mutate::mutant::{self, Mutant};
 use crate::mutate::operator::{site_id, Operator};
 use crate::mutate::operators;
+use crate::score::mutation::Unviable;
 
 /// Every operator, by family.
 pub fn all() -> Vec<Operator> {
@@ -85,16 +87,50 @@ pub fn generate(corpus: &Corpus, selection: &MutantSelection) -> Result<Vec<Muta
     Ok(out)
 }
 
-/// The corpus with the viable mutants of `selection` added (sorted by id), and the number of
-/// unviable ones left out.
+/// The corpus with the viable mutants of `selection` added (sorted by id) and the unviable ones
+/// recorded in `unviable_mutants`; and the number of unviable ones.
 pub fn compose(mut corpus: Corpus, selection: &MutantSelection) -> Result<(Corpus, usize)> {
     let mutants = generate(&corpus, selection)?;
-    let unviable = mutants.iter().filter(|m| m.fixture.is_err()).count();
-    corpus
-        .fixtures
-        .extend(mutants.into_iter().filter_map(|m| m.fixture.ok()));
+    let operators = all();
+    let mut unviable = Vec::new();
+    for m in mutants {
+        match m.fixture {
+            Ok(f) => corpus.fixtures.push(f),
+            Err(reason) => {
+                let family = operators
+                    .iter()
+                    .find(|o| o.name == m.operator)
+                    .map_or("?", |o| o.family.as_str());
+                unviable.push(UnviableMutant {
+                    category: format!("{}{family}", mutant::CATEGORY_PREFIX),
+                    tags: vec!["mutant".into(), m.operator.into()],
+                    id: m.id,
+                    reason,
+                });
+            }
+        }
+    }
     corpus.fixtures.sort_by(|a, b| a.id.cmp(&b.id));
-    Ok((corpus, unviable))
+    let count = unviable.len();
+    corpus.unviable_mutants.extend(unviable);
+    corpus.unviable_mutants.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok((corpus, count))
+}
+
+/// The unviable mutants of `corpus` that `selection` and `filters` pick, as a run records them.
+pub fn unviable_selected(
+    corpus: &Corpus,
+    selection: &Selection,
+    filters: &[String],
+) -> Result<Unviable> {
+    let picks = crate::corpus::scenario::picker(selection, filters)?;
+    Ok(Unviable::of(
+        corpus
+            .unviable_mutants
+            .iter()
+            .filter(|u| picks(&u.id, &u.tags, &u.category))
+            .map(|u| (u.id.as_str(), u.reason.as_str())),
+    ))
 }
 
 /// The corpus with the mutant `id` added when `id` names a viable mutant that the corpus does not

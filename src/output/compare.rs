@@ -79,6 +79,76 @@ pub struct Comparison {
     pub cost: (CostTotal, CostTotal),
     /// Run wall time and the sum of trial times, in ms.
     pub time: ((u64, u64), (u64, u64)),
+    /// When either run has mutants: the mutation scores and their survivors.
+    pub mutation: Option<MutationComparison>,
+}
+
+/// The mutation scores of two runs (docs/MUTATION.md).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MutationComparison {
+    pub score: RateDelta,
+    /// Per operator that both runs have mutants of.
+    pub per_operator: Vec<RateDelta>,
+    /// Mutants the new run passed and the base did not (newly surviving).
+    pub new_survivors: Vec<String>,
+    /// Mutants the base passed that the new run ran and did not pass.
+    pub fixed: Vec<String>,
+    /// Unviable mutants recorded by each run (`None`: not recorded or no mutants).
+    pub unviable: (Option<u64>, Option<u64>),
+}
+
+/// The mutation comparison of two runs; `None` when neither has mutants.
+pub fn mutation_comparison(base: &RunResults, new: &RunResults) -> Option<MutationComparison> {
+    let (bm, nm) = (
+        base.metrics.mutation.as_ref(),
+        new.metrics.mutation.as_ref(),
+    );
+    if bm.is_none() && nm.is_none() {
+        return None;
+    }
+    let per_operator = match (bm, nm) {
+        (Some(b), Some(n)) => b
+            .per_operator
+            .iter()
+            .filter_map(|(op, br)| {
+                n.per_operator.get(op).map(|nr| RateDelta {
+                    name: op.clone(),
+                    base: Some(*br),
+                    new: Some(*nr),
+                })
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let survivors = |m: Option<&crate::score::mutation::MutationScore>| -> BTreeSet<String> {
+        m.map(|m| m.survivors.iter().cloned().collect())
+            .unwrap_or_default()
+    };
+    let (bs, ns) = (survivors(bm), survivors(nm));
+    let ran_in_new: BTreeSet<&str> = new
+        .trials
+        .iter()
+        .filter(|t| !matches!(t.outcome, Outcome::Error | Outcome::Timeout))
+        .map(|t| t.fixture.as_str())
+        .collect();
+    let unviable = |m: Option<&crate::score::mutation::MutationScore>| {
+        m.and_then(|m| m.unviable.as_ref()).map(|u| u.count)
+    };
+    Some(MutationComparison {
+        score: RateDelta {
+            name: "mutation score".into(),
+            base: bm.map(|m| m.score),
+            new: nm.map(|m| m.score),
+        },
+        per_operator,
+        new_survivors: ns.difference(&bs).cloned().collect(),
+        fixed: bs
+            .difference(&ns)
+            .filter(|id| ran_in_new.contains(id.as_str()))
+            .cloned()
+            .collect(),
+        unviable: (unviable(bm), unviable(nm)),
+    })
 }
 
 impl Comparison {
@@ -186,6 +256,7 @@ pub fn compare(
             (base.duration_ms, bo.total_ms),
             (new.duration_ms, no.total_ms),
         ),
+        mutation: mutation_comparison(base, new),
     }
 }
 
@@ -368,7 +439,50 @@ fn tables(c: &Comparison) -> Vec<(String, Vec<[String; 4]>)> {
         secs_delta(tb, tn),
     ]);
     out.push(("Cost".to_owned(), cost_rows));
+    if let Some(m) = &c.mutation {
+        let count = |n: Option<u64>| n.map_or("n/a".to_owned(), |n| n.to_string());
+        let mut rows = rate_rows(std::slice::from_ref(&m.score));
+        rows.push([
+            "survivors".into(),
+            String::new(),
+            String::new(),
+            format!("{} new, {} fixed", m.new_survivors.len(), m.fixed.len()),
+        ]);
+        rows.push([
+            "unviable mutants".into(),
+            count(m.unviable.0),
+            count(m.unviable.1),
+            match m.unviable {
+                (Some(b), Some(n)) => signed(i128::from(b), i128::from(n)),
+                _ => "n/a".into(),
+            },
+        ]);
+        out.push(("Mutation score (95% intervals)".to_owned(), rows));
+        if !m.per_operator.is_empty() {
+            out.push((
+                "Mutation score per operator (both runs)".to_owned(),
+                rate_rows(&m.per_operator),
+            ));
+        }
+    }
     out
+}
+
+/// The survivor lists of a comparison: (title, mutant ids), newly surviving first.
+fn survivor_lists(c: &Comparison) -> Vec<(&'static str, &[String])> {
+    match &c.mutation {
+        Some(m) => vec![
+            (
+                "NEW SURVIVORS (passed in new, not in base)",
+                &m.new_survivors[..],
+            ),
+            (
+                "FIXED SURVIVORS (passed in base, caught in new)",
+                &m.fixed[..],
+            ),
+        ],
+        None => Vec::new(),
+    }
 }
 
 const CHANGE_ORDER: [ChangeKind; 8] = [
@@ -412,6 +526,15 @@ pub fn text(c: &Comparison) -> String {
                 "  {} [{}]: {} -> {}",
                 x.fixture, x.category, x.base, x.new
             );
+        }
+    }
+    for (title, ids) in survivor_lists(c) {
+        if ids.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{title}: {}", ids.len());
+        for id in ids {
+            let _ = writeln!(out, "  {id}");
         }
     }
     for (title, rows) in tables(c) {
@@ -470,6 +593,23 @@ pub fn markdown(c: &Comparison) -> String {
                     x.new
                 );
             }
+        }
+        out.push('\n');
+    }
+    for (title, ids) in survivor_lists(c) {
+        if ids.is_empty() {
+            continue;
+        }
+        let title = title.to_lowercase();
+        let _ = writeln!(
+            out,
+            "## {}{} ({})\n",
+            title[..1].to_uppercase(),
+            &title[1..],
+            ids.len()
+        );
+        for id in ids {
+            let _ = writeln!(out, "- `{id}`");
         }
         out.push('\n');
     }

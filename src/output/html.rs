@@ -53,6 +53,8 @@ struct Context<'a> {
     linked: bool,
     /// The trial view's data: every trial's rounds and findings, every fixture's planted diff.
     trial_views: TrialViews,
+    /// Runs with mutants: the mutation score, survivors first (`mutation_html.rs`).
+    mutation: Option<crate::output::mutation_html::MutationSection>,
 }
 
 /// What the trial view (`#trial=<case>`) shows, embedded as JSON.
@@ -449,6 +451,7 @@ pub fn render_with(results: &RunResults, views: &Views, linked: bool) -> Result<
         noise: summary::noise_line(m),
         linked,
         trial_views: trial_views(results, views, linked),
+        mutation: crate::output::mutation_html::section(results),
     };
     let mut context = Value::from(Serde(&context));
     // The library is inlined as is: a safe string is not HTML-escaped.

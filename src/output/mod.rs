@@ -7,6 +7,7 @@ pub mod explain;
 pub mod html;
 pub mod junit;
 pub mod matrix;
+pub mod mutation_html;
 pub mod objects;
 pub mod outputs;
 pub mod reported;

@@ -680,11 +680,8 @@ pub fn markdown(results: &RunResults) -> String {
         );
     }
     if let Some(mutation) = &results.metrics.mutation {
-        let _ = writeln!(out, "\n## Mutation score\n\n```");
-        for line in crate::score::mutation::summary_lines(mutation) {
-            let _ = writeln!(out, "{line}");
-        }
-        let _ = writeln!(out, "```");
+        let _ = writeln!(out, "\n## Mutation score\n");
+        out.push_str(&crate::score::mutation::markdown(mutation));
     }
     out
 }

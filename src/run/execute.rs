@@ -183,7 +183,14 @@ pub fn run_selected(
         if crate::repo::workdir::interrupted() {
             return Err(Error::Interrupted);
         }
-        let metrics = MetricsReport::of(&trials);
+        let mut metrics = MetricsReport::of(&trials);
+        if let Some(mutation) = metrics.mutation.as_mut() {
+            mutation.unviable = Some(crate::mutate::generate::unviable_selected(
+                corpus,
+                &options.scenario.spec.fixtures,
+                &options.filters,
+            )?);
+        }
         let (thresholds, ratchet) =
             judge_all(&metrics, &trials, thresholds_spec, baseline.as_ref());
         let exit_code = metrics::exit_code_of(&thresholds);

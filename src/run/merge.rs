@@ -231,6 +231,12 @@ pub fn merge(
     merged.fixtures.sort_by(|a, b| a.id.cmp(&b.id));
     merged.cases = shards.iter().flat_map(|(_, r)| r.cases.clone()).collect();
     merged.metrics = MetricsReport::of(&merged.trials);
+    // Every shard records the unviable mutants of the whole selection (they are not sharded).
+    if let Some(mutation) = merged.metrics.mutation.as_mut() {
+        mutation.unviable = shards
+            .iter()
+            .find_map(|(_, r)| r.metrics.mutation.as_ref().and_then(|m| m.unviable.clone()));
+    }
     let (judged, ratchet) = execute::judge_all(
         &merged.metrics,
         &merged.trials,

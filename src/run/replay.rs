@@ -81,6 +81,11 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         .clone()
         .unwrap_or_else(|| fixtures_dir_of(&recorded));
     let corpus = corpus::load(&fixtures_dir)?;
+    // A run of generated mutants is re-scored against the same mutants, generated again.
+    let corpus = match Scenario::load(Path::new(&recorded.scenario.file)) {
+        Ok(scenario) => execute::with_mutants(&scenario, corpus).map_err(|e| vec![e])?,
+        Err(_) => corpus,
+    };
     let recorded_hashes: BTreeMap<&str, &str> = recorded
         .fixtures
         .iter()
@@ -134,7 +139,15 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         })
         .collect();
     let thresholds_spec = thresholds_of(&recorded);
-    let metrics = MetricsReport::of(&trials);
+    let mut metrics = MetricsReport::of(&trials);
+    // Unviable mutants were never run: the recorded count stands.
+    if let Some(mutation) = metrics.mutation.as_mut() {
+        mutation.unviable = recorded
+            .metrics
+            .mutation
+            .as_ref()
+            .and_then(|m| m.unviable.clone());
+    }
     let (thresholds, _) = execute::judge_all(&metrics, &trials, &thresholds_spec, None);
     let exit_code = metrics::exit_code_of(&thresholds);
     let run_id = execute::run_id(

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::score::outcome::Outcome;
+use crate::score::cost::CostTotal;
+use crate::score::outcome::{ConvergenceStatus, Outcome};
 use crate::score::rate::Rate;
 use crate::score::record::TrialRecord;
 
@@ -26,6 +27,110 @@ pub struct MutationScore {
     pub wrong_reason: Vec<String>,
     /// Mutant trials without a usable answer (errors, timeouts): not in the score.
     pub errors: u64,
+    /// The verify, fix, re-verify loop over every mutant trial: rounds to converge against the
+    /// expected round, and what the trials cost.
+    #[serde(default)]
+    pub convergence: MutantLoop,
+    /// The same, per operator.
+    #[serde(default)]
+    pub per_operator_convergence: BTreeMap<String, MutantLoop>,
+    /// The mutants generated for the run's selection that were unviable (not run, not in the
+    /// score); `None` when the run did not record it (results written before it was).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unviable: Option<Unviable>,
+}
+
+/// Convergence and cost of a set of mutant trials. Convergence counts the trials with a usable
+/// answer (as the score does); time and cost count every trial, errors included: they were paid.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MutantLoop {
+    /// Trials with a usable answer and an expected round (every mutant states one).
+    pub trials: u64,
+    /// Of those, the trials whose first PASS came in the expected round (for a mutant whose fix is
+    /// expected to miss, the trials that never passed).
+    pub as_expected: u64,
+    /// Of those, the trials that reached a PASS at all.
+    pub converged: u64,
+    /// Mean round of the first PASS over the trials that reached one.
+    pub mean_rounds: Option<f64>,
+    /// Pipeline rounds run, summed over every trial.
+    pub rounds_run: u64,
+    /// Every trial, errors included.
+    pub all_trials: u64,
+    /// Wall time of every trial (materialization, rounds, fixes), summed, in ms.
+    pub total_ms: u64,
+    /// `total_ms` per trial; `None` without trials.
+    pub mean_ms: Option<f64>,
+    /// What the pipeline reported it cost (tokens, money), every round and fixer run summed;
+    /// unknown where not reported.
+    #[serde(default)]
+    pub cost: CostTotal,
+}
+
+impl MutantLoop {
+    fn add(&mut self, t: &TrialRecord, rounds_sum: &mut u64) {
+        self.all_trials += 1;
+        self.total_ms += t.duration_ms;
+        self.rounds_run += t.rounds.len() as u64;
+        self.cost.merge(&t.cost);
+        self.mean_ms = Some(self.total_ms as f64 / self.all_trials as f64);
+        if matches!(t.outcome, Outcome::Error | Outcome::Timeout) {
+            return;
+        }
+        let Some(c) = &t.convergence else { return };
+        self.trials += 1;
+        self.as_expected += u64::from(c.status == ConvergenceStatus::AsExpected);
+        if let Some(round) = c.actual {
+            self.converged += 1;
+            *rounds_sum += u64::from(round);
+            self.mean_rounds = Some(*rounds_sum as f64 / self.converged as f64);
+        }
+    }
+}
+
+/// Unviable mutants: how many, and per operator how many with a few of their reasons.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Unviable {
+    pub count: u64,
+    pub per_operator: BTreeMap<String, UnviableOperator>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct UnviableOperator {
+    pub count: u64,
+    /// Up to [`REASONS_KEPT`] distinct reasons, each with the first mutant that gave it.
+    pub reasons: Vec<UnviableReason>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct UnviableReason {
+    pub mutant: String,
+    pub reason: String,
+}
+
+/// Distinct reasons kept per operator.
+pub const REASONS_KEPT: usize = 3;
+
+impl Unviable {
+    /// From the unviable mutants' (id, reason), in id order.
+    pub fn of<'a>(mutants: impl IntoIterator<Item = (&'a str, &'a str)>) -> Unviable {
+        let mut out = Unviable::default();
+        for (id, reason) in mutants {
+            let operator = parts(id).map_or("?", |(_, o)| o);
+            out.count += 1;
+            let entry = out.per_operator.entry(operator.to_owned()).or_default();
+            entry.count += 1;
+            if entry.reasons.len() < REASONS_KEPT
+                && !entry.reasons.iter().any(|r| r.reason == reason)
+            {
+                entry.reasons.push(UnviableReason {
+                    mutant: id.to_owned(),
+                    reason: reason.to_owned(),
+                });
+            }
+        }
+        out
+    }
 }
 
 /// (golden, operator) of a mutant id `<golden>--<operator>--<site>`.
@@ -46,7 +151,15 @@ pub fn of(trials: &[TrialRecord]) -> Option<MutationScore> {
     let mut all = (0, 0);
     let mut groups: [BTreeMap<String, (u64, u64)>; 3] = Default::default();
     let (mut survivors, mut wrong_reason, mut errors) = (Vec::new(), Vec::new(), 0);
+    let mut convergence = (MutantLoop::default(), 0);
+    let mut per_operator_convergence: BTreeMap<String, (MutantLoop, u64)> = BTreeMap::new();
     for t in mutants {
+        let operator = parts(&t.fixture).map_or("?", |(_, o)| o);
+        convergence.0.add(t, &mut convergence.1);
+        let e = per_operator_convergence
+            .entry(operator.to_owned())
+            .or_default();
+        e.0.add(t, &mut e.1);
         match t.outcome {
             Outcome::Error | Outcome::Timeout => {
                 errors += 1;
@@ -82,22 +195,66 @@ pub fn of(trials: &[TrialRecord]) -> Option<MutationScore> {
         survivors,
         wrong_reason,
         errors,
+        convergence: convergence.0,
+        per_operator_convergence: per_operator_convergence
+            .into_iter()
+            .map(|(k, (l, _))| (k, l))
+            .collect(),
+        unviable: None,
     })
 }
 
-/// The mutation section of the summaries (terminal and markdown): score, survivors first, then
-/// the operators below 1.0.
+fn pct(r: &Rate) -> String {
+    format!(
+        "{}/{} = {:.3} [{:.3}, {:.3}]",
+        r.numerator,
+        r.denominator,
+        r.value.unwrap_or(0.0),
+        r.low,
+        r.high
+    )
+}
+
+fn mean(v: Option<f64>, digits: usize) -> String {
+    v.map_or_else(|| "n/a".to_owned(), |v| format!("{v:.digits$}"))
+}
+
+/// One line on the loop of a set of mutant trials: rounds against expectation, and cost.
+pub fn loop_line(l: &MutantLoop) -> String {
+    format!(
+        "{}/{} in the expected round, {} reached PASS (mean first-PASS round {}), {} rounds run; \
+         {} ms over {} trials ({} ms per trial)",
+        l.as_expected,
+        l.trials,
+        l.converged,
+        mean(l.mean_rounds, 2),
+        l.rounds_run,
+        l.total_ms,
+        l.all_trials,
+        mean(l.mean_ms, 0)
+    )
+}
+
+/// The unviable mutants in one line (`None`: not recorded).
+pub fn unviable_line(u: Option<&Unviable>) -> String {
+    match u {
+        None => "Unviable mutants: not recorded by this run".to_owned(),
+        Some(u) if u.count == 0 => "Unviable mutants (not run): 0".to_owned(),
+        Some(u) => format!(
+            "Unviable mutants (not run): {} ({})",
+            u.count,
+            u.per_operator
+                .iter()
+                .map(|(op, o)| format!("{op} {}", o.count))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The mutation section of the terminal summary: score, survivors first, then the operators below
+/// 1.0, unviable mutants, the loop (overall, operators off their expected round, the costliest).
 pub fn summary_lines(m: &MutationScore) -> Vec<String> {
-    let pct = |r: &Rate| {
-        format!(
-            "{}/{} = {:.3} [{:.3}, {:.3}]",
-            r.numerator,
-            r.denominator,
-            r.value.unwrap_or(0.0),
-            r.low,
-            r.high
-        )
-    };
     let mut out = vec![format!("Mutation score: {}", pct(&m.score))];
     out.push(format!(
         "Survivors (passed by the pipeline): {}",
@@ -128,6 +285,131 @@ pub fn summary_lines(m: &MutationScore) -> Vec<String> {
         ));
         out.extend(below);
     }
+    out.push(unviable_line(m.unviable.as_ref()));
+    out.push(format!("Loop: {}", loop_line(&m.convergence)));
+    let off: Vec<String> = m
+        .per_operator_convergence
+        .iter()
+        .filter(|(_, l)| l.as_expected < l.trials)
+        .map(|(k, l)| {
+            format!(
+                "  - {k}: {}/{} in the expected round",
+                l.as_expected, l.trials
+            )
+        })
+        .collect();
+    if !off.is_empty() {
+        out.push(format!("Operators off their expected round: {}", off.len()));
+        out.extend(off);
+    }
+    let mut costliest: Vec<(&String, &MutantLoop)> = m.per_operator_convergence.iter().collect();
+    costliest.sort_by(|a, b| {
+        b.1.mean_ms
+            .unwrap_or(0.0)
+            .total_cmp(&a.1.mean_ms.unwrap_or(0.0))
+            .then(a.0.cmp(b.0))
+    });
+    if costliest.len() > 1 {
+        out.push(format!(
+            "Costliest operators (mean ms per trial): {}",
+            costliest
+                .iter()
+                .take(3)
+                .map(|(k, l)| format!("{k} {}", mean(l.mean_ms, 0)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    out
+}
+
+/// The mutation section of `summary.md`: the score, survivors first, then one table per operator
+/// (score, loop, cost, unviable), per kind and per golden.
+pub fn markdown(m: &MutationScore) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(out, "Mutation score: **{}** (Wilson 95%)\n", pct(&m.score));
+    let _ = writeln!(out, "### Survivors ({})\n", m.survivors.len());
+    if m.survivors.is_empty() {
+        let _ = writeln!(out, "None: the pipeline passed no mutant.\n");
+    } else {
+        for s in &m.survivors {
+            let _ = writeln!(out, "- `{s}`");
+        }
+        let _ = writeln!(
+            out,
+            "\n`gatebench explain MUTANT` shows what each one changed.\n"
+        );
+    }
+    if !m.wrong_reason.is_empty() {
+        let _ = writeln!(
+            out,
+            "### Not localized (wrong reason, {})\n",
+            m.wrong_reason.len()
+        );
+        for s in &m.wrong_reason {
+            let _ = writeln!(out, "- `{s}`");
+        }
+        out.push('\n');
+    }
+    if m.errors > 0 {
+        let _ = writeln!(
+            out,
+            "Mutant trials without an answer (not in the score): {}\n",
+            m.errors
+        );
+    }
+    let _ = writeln!(out, "{}\n", unviable_line(m.unviable.as_ref()));
+    let _ = writeln!(out, "Loop: {}\n", loop_line(&m.convergence));
+    let _ = writeln!(
+        out,
+        "### Per operator\n\n| operator | score [95% CI] | in expected round | mean rounds | total ms | mean ms | unviable |\n|---|---|---|---|---|---|---|"
+    );
+    let empty = MutantLoop::default();
+    for (op, r) in &m.per_operator {
+        let l = m.per_operator_convergence.get(op).unwrap_or(&empty);
+        let unviable = m.unviable.as_ref().map_or_else(
+            || "n/a".to_owned(),
+            |u| u.per_operator.get(op).map_or(0, |o| o.count).to_string(),
+        );
+        let _ = writeln!(
+            out,
+            "| `{op}` | {} | {}/{} | {} | {} | {} | {unviable} |",
+            pct(r),
+            l.as_expected,
+            l.trials,
+            mean(l.mean_rounds, 2),
+            l.total_ms,
+            mean(l.mean_ms, 0)
+        );
+    }
+    if let Some(u) = &m.unviable {
+        // Operators whose every mutant was unviable have no score row.
+        for (op, o) in u
+            .per_operator
+            .iter()
+            .filter(|(op, _)| !m.per_operator.contains_key(*op))
+        {
+            let _ = writeln!(out, "| `{op}` | n/a | 0/0 | n/a | 0 | n/a | {} |", o.count);
+        }
+    }
+    if let Some(u) = m.unviable.as_ref().filter(|u| u.count > 0) {
+        let _ = writeln!(out, "\nWhy mutants were unviable:\n");
+        for (op, o) in &u.per_operator {
+            for r in &o.reasons {
+                let _ = writeln!(out, "- `{op}`: {} (`{}`)", r.reason, r.mutant);
+            }
+        }
+    }
+    for (name, group) in [("kind", &m.per_kind), ("golden", &m.per_golden)] {
+        let _ = writeln!(
+            out,
+            "\n### Per {name}\n\n| {name} | score [95% CI] |\n|---|---|"
+        );
+        for (k, r) in group {
+            let _ = writeln!(out, "| `{k}` | {} |", pct(r));
+        }
+    }
     out
 }
 
@@ -156,5 +438,114 @@ mod tests {
         assert_eq!(m.per_operator["drop-obligation"].denominator, 2);
         assert!(!m.per_operator.contains_key("flip-obligation-status"));
         assert!(of(&trials[3..]).is_none());
+    }
+
+    fn looped(
+        id: &str,
+        outcome: Outcome,
+        actual: Option<u32>,
+        rounds: usize,
+        ms: u64,
+    ) -> TrialRecord {
+        let mut t = trial(id, outcome);
+        let expected = Some(2);
+        t.convergence = Some(crate::score::outcome::Convergence {
+            expected,
+            actual,
+            status: match actual {
+                Some(2) => ConvergenceStatus::AsExpected,
+                Some(_) => ConvergenceStatus::Early,
+                None => ConvergenceStatus::NeverConverged,
+            },
+        });
+        t.rounds = (1..=rounds as u32)
+            .map(|round| {
+                serde_json::from_value(serde_json::json!({
+                    "round": round, "verdict": null, "timed_out": false,
+                    "duration_ms": 0, "findings": 0
+                }))
+                .expect("a round record")
+            })
+            .collect();
+        t.duration_ms = ms;
+        t
+    }
+
+    #[test]
+    fn convergence_and_cost_are_counted_per_operator_and_errors_only_cost_time() {
+        let trials = vec![
+            // Caught in round 1, fixed, passed in round 2: the expected loop.
+            looped("g--drop-obligation--a", Outcome::Detected, Some(2), 2, 100),
+            // Passed at once: a survivor converges early.
+            looped("g--drop-obligation--b", Outcome::FalsePass, Some(1), 1, 40),
+            // Never passed in three rounds.
+            looped("g--delete-log--a", Outcome::Detected, None, 3, 300),
+            // No answer: costs its time, not in the convergence counts.
+            looped("g--delete-log--b", Outcome::Error, None, 1, 60),
+        ];
+        let m = of(&trials).expect("mutant trials");
+        let drop = &m.per_operator_convergence["drop-obligation"];
+        assert_eq!((drop.trials, drop.as_expected, drop.converged), (2, 1, 2));
+        assert_eq!(drop.mean_rounds, Some(1.5));
+        assert_eq!(
+            (drop.rounds_run, drop.total_ms, drop.mean_ms),
+            (3, 140, Some(70.0))
+        );
+        let log = &m.per_operator_convergence["delete-log"];
+        assert_eq!((log.trials, log.as_expected, log.converged), (1, 0, 0));
+        assert_eq!(log.mean_rounds, None);
+        assert_eq!((log.all_trials, log.rounds_run, log.total_ms), (2, 4, 360));
+        let all = &m.convergence;
+        assert_eq!(
+            (all.trials, all.as_expected, all.converged, all.all_trials),
+            (3, 1, 2, 4)
+        );
+        assert_eq!(all.total_ms, 500);
+        assert_eq!(all.mean_ms, Some(125.0));
+    }
+
+    #[test]
+    fn unviable_mutants_are_counted_per_operator_with_distinct_reasons() {
+        let u = Unviable::of([
+            ("g--edit-approved-artifact--a", "equivalent"),
+            ("g--edit-approved-artifact--b", "equivalent"),
+            ("h--edit-approved-artifact--a", "does not parse"),
+            ("g--unowned-change-staged--x", "equivalent"),
+        ]);
+        assert_eq!(u.count, 4);
+        let edit = &u.per_operator["edit-approved-artifact"];
+        assert_eq!(edit.count, 3);
+        let reasons: Vec<(&str, &str)> = edit
+            .reasons
+            .iter()
+            .map(|r| (r.mutant.as_str(), r.reason.as_str()))
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                ("g--edit-approved-artifact--a", "equivalent"),
+                ("h--edit-approved-artifact--a", "does not parse")
+            ]
+        );
+        assert_eq!(u.per_operator["unowned-change-staged"].count, 1);
+        assert!(unviable_line(Some(&u)).contains("edit-approved-artifact 3"));
+        assert_eq!(
+            unviable_line(None),
+            "Unviable mutants: not recorded by this run"
+        );
+    }
+
+    #[test]
+    fn a_mutation_score_written_before_convergence_and_unviable_were_recorded_still_reads() {
+        let m = of(&[trial("g--drop-obligation--a", Outcome::Detected)]).unwrap();
+        let mut json = serde_json::to_value(&m).unwrap();
+        let object = json.as_object_mut().unwrap();
+        object.remove("convergence");
+        object.remove("per_operator_convergence");
+        object.remove("unviable");
+        let back: MutationScore = serde_json::from_value(json).unwrap();
+        assert_eq!(back.score, m.score);
+        assert_eq!(back.unviable, None);
+        assert_eq!(back.convergence, MutantLoop::default());
     }
 }

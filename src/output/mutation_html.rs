@@ -1,0 +1,161 @@
+//! The mutation section of `report.html`: the score with its Wilson interval, survivors first
+//! (each with what its mutation changed), then tables per operator (score, loop, cost, unviable),
+//! per kind and per golden; built from the run's `MutationScore` and its trials.
+
+use serde::Serialize;
+
+use crate::output::results::RunResults;
+use crate::output::trial_logs;
+use crate::score::mutation::{MutantLoop, MutationScore};
+use crate::score::outcome::Outcome;
+use crate::score::rate::Rate;
+
+/// What the template's mutation section shows.
+#[derive(Serialize)]
+pub struct MutationSection {
+    pub score: String,
+    pub interval: String,
+    pub of: String,
+    pub perfect: bool,
+    pub survivors: Vec<Mutant>,
+    pub wrong_reason: Vec<Mutant>,
+    pub errors: u64,
+    pub loop_line: String,
+    pub unviable: String,
+    /// (operator, reason, an unviable mutant that gave it).
+    pub unviable_reasons: Vec<[String; 3]>,
+    pub per_operator: Vec<OperatorRow>,
+    /// (kind or golden, rate cells) tables.
+    pub per_kind: Vec<RateRow>,
+    pub per_golden: Vec<RateRow>,
+}
+
+/// A listed mutant: the trial view opens it (`#trial=<case>`), the diff is filled in by the page
+/// from the embedded planted diff of `fixture`.
+#[derive(Serialize)]
+pub struct Mutant {
+    pub fixture: String,
+    pub case: String,
+    pub golden: String,
+    pub operator: String,
+    pub kind: String,
+    pub description: String,
+    pub reason: String,
+    /// How many of its trials ended this way, of how many.
+    pub trials: String,
+}
+
+#[derive(Serialize)]
+pub struct RateRow {
+    pub name: String,
+    pub score: String,
+    pub interval: String,
+    pub of: String,
+    pub perfect: bool,
+}
+
+#[derive(Serialize)]
+pub struct OperatorRow {
+    pub rate: RateRow,
+    pub as_expected: String,
+    pub off: bool,
+    pub mean_rounds: String,
+    pub rounds_run: u64,
+    pub total_ms: u64,
+    pub mean_ms: String,
+    pub unviable: String,
+}
+
+fn rate_row(name: &str, r: &Rate) -> RateRow {
+    RateRow {
+        name: name.to_owned(),
+        score: r.value.map_or("n/a".into(), |v| format!("{v:.3}")),
+        interval: format!("[{:.3}, {:.3}]", r.low, r.high),
+        of: format!("{}/{}", r.numerator, r.denominator),
+        perfect: r.numerator == r.denominator,
+    }
+}
+
+fn mean(v: Option<f64>, digits: usize) -> String {
+    v.map_or_else(|| "n/a".to_owned(), |v| format!("{v:.digits$}"))
+}
+
+/// The mutants of `ids` with the trials of `results` that ended in `outcome`.
+fn listed(results: &RunResults, ids: &[String], outcome: Outcome) -> Vec<Mutant> {
+    ids.iter()
+        .filter_map(|id| {
+            let trials: Vec<_> = results.trials.iter().filter(|t| &t.fixture == id).collect();
+            let first = trials.iter().find(|t| t.outcome == outcome)?;
+            let info = results.fixtures.iter().find(|f| &f.id == id);
+            let mut parts = id.splitn(3, "--");
+            let golden = parts.next().unwrap_or_default().to_owned();
+            let operator = parts.next().unwrap_or_default().to_owned();
+            Some(Mutant {
+                fixture: id.clone(),
+                case: trial_logs::case_of(results, first),
+                golden,
+                operator,
+                kind: first.kind.map_or("?", |k| k.as_str()).to_owned(),
+                description: info.map(|f| f.description.clone()).unwrap_or_default(),
+                reason: first.reason.clone(),
+                trials: format!(
+                    "{}/{}",
+                    trials.iter().filter(|t| t.outcome == outcome).count(),
+                    trials.len()
+                ),
+            })
+        })
+        .collect()
+}
+
+/// The section of a run with mutants; `None` without.
+pub fn section(results: &RunResults) -> Option<MutationSection> {
+    let m: &MutationScore = results.metrics.mutation.as_ref()?;
+    let empty = MutantLoop::default();
+    let per_operator = m
+        .per_operator
+        .iter()
+        .map(|(op, r)| {
+            let l = m.per_operator_convergence.get(op).unwrap_or(&empty);
+            OperatorRow {
+                rate: rate_row(op, r),
+                as_expected: format!("{}/{}", l.as_expected, l.trials),
+                off: l.as_expected < l.trials,
+                mean_rounds: mean(l.mean_rounds, 2),
+                rounds_run: l.rounds_run,
+                total_ms: l.total_ms,
+                mean_ms: mean(l.mean_ms, 0),
+                unviable: m.unviable.as_ref().map_or_else(
+                    || "n/a".to_owned(),
+                    |u| u.per_operator.get(op).map_or(0, |o| o.count).to_string(),
+                ),
+            }
+        })
+        .collect();
+    let unviable_reasons = m
+        .unviable
+        .iter()
+        .flat_map(|u| u.per_operator.iter())
+        .flat_map(|(op, o)| {
+            o.reasons
+                .iter()
+                .map(move |r| [op.clone(), r.reason.clone(), r.mutant.clone()])
+        })
+        .collect();
+    let score = rate_row("", &m.score);
+    Some(MutationSection {
+        score: score.score,
+        interval: score.interval,
+        of: score.of,
+        perfect: score.perfect,
+        survivors: listed(results, &m.survivors, Outcome::FalsePass),
+        wrong_reason: listed(results, &m.wrong_reason, Outcome::WrongReason),
+        errors: m.errors,
+        loop_line: crate::score::mutation::loop_line(&m.convergence),
+        unviable: crate::score::mutation::unviable_line(m.unviable.as_ref()),
+        unviable_reasons,
+        per_operator,
+        per_kind: m.per_kind.iter().map(|(k, r)| rate_row(k, r)).collect(),
+        per_golden: m.per_golden.iter().map(|(k, r)| rate_row(k, r)).collect(),
+    })
+}
