@@ -647,7 +647,10 @@ fn check_placeholders(ctx: &Ctx, states: &States, fixes: &[FixState]) -> Result<
         let id = "0".repeat(40);
         stand_in.commits.insert(*stage, id.clone());
         stand_in.trees.insert(*stage, id.clone());
-        stand_in.source_trees.insert(*stage, id);
+        stand_in.source_trees.insert(*stage, id.clone());
+        stand_in
+            .diff_sha256s
+            .insert(*stage, format!("sha256:{}", "0".repeat(64)));
     }
     for (stage, files) in all {
         if !files

@@ -48,6 +48,9 @@ pub enum Placeholder {
     Tree(Stage),
     /// The source tree of an earlier stage, or of the stage being built (`None`).
     SourceTree(Option<Stage>),
+    /// The `diff_sha256` of an earlier stage, or of the stage being built (`None`): its source
+    /// files against the base layer's (`gittree::diff_sha256`).
+    DiffSha256(Option<Stage>),
     Sha256(String),
 }
 
@@ -80,6 +83,10 @@ fn parse_one(kind: &str, arg: Option<&str>) -> Result<Placeholder, String> {
             None => Ok(Placeholder::SourceTree(None)),
             Some(_) => Ok(Placeholder::SourceTree(Some(stage("source-tree")?))),
         },
+        "diff-sha256" => match arg {
+            None => Ok(Placeholder::DiffSha256(None)),
+            Some(_) => Ok(Placeholder::DiffSha256(Some(stage("diff-sha256")?))),
+        },
         "sha256" => match arg {
             Some(path) if !path.is_empty() => {
                 crate::corpus::paths::check_repo_path(path)?;
@@ -88,7 +95,7 @@ fn parse_one(kind: &str, arg: Option<&str>) -> Result<Placeholder, String> {
             _ => Err("`sha256` needs a path: `{{gatebench:sha256:PATH}}`".into()),
         },
         other => Err(format!(
-            "`{{{{gatebench:{other}}}}}` names nothing: known placeholders are commit, tree, source-tree and sha256"
+            "`{{{{gatebench:{other}}}}}` names nothing: known placeholders are commit, tree, source-tree, diff-sha256 and sha256"
         )),
     }
 }
@@ -170,10 +177,16 @@ pub fn check_file(
             Placeholder::Commit(s) => earlier(s, "commit")?,
             Placeholder::Tree(s) => earlier(s, "tree")?,
             Placeholder::SourceTree(Some(s)) => earlier(s, "source-tree")?,
-            Placeholder::SourceTree(None) => {
+            Placeholder::DiffSha256(Some(s)) => earlier(s, "diff-sha256")?,
+            Placeholder::SourceTree(None) | Placeholder::DiffSha256(None) => {
                 if !gittree::in_ledger(path) {
+                    let what = if placeholder == Placeholder::DiffSha256(None) {
+                        "diff-sha256"
+                    } else {
+                        "source-tree"
+                    };
                     return Err((line, format!(
-                        "`source-tree` of the layer being built can only be used inside `{}/`: the source tree is computed from the files outside it",
+                        "`{what}` of the layer being built can only be used inside `{}/`: it is computed from the files outside it",
                         gittree::LEDGER_DIR
                     )));
                 }
@@ -200,6 +213,28 @@ pub struct Known {
     pub commits: HashMap<Stage, String>,
     pub trees: HashMap<Stage, String>,
     pub source_trees: HashMap<Stage, String>,
+    /// `diff_sha256` of each layer built so far.
+    pub diff_sha256s: HashMap<Stage, String>,
+    /// The base layer's files by blob id, once it is built: what `diff-sha256` compares with.
+    pub base_blobs: Option<Vec<(String, git2::Oid)>>,
+}
+
+impl Known {
+    /// The `diff_sha256` of a layer's source files (path -> blob) against the base layer's; the
+    /// base layer itself (built before `base_blobs` is known) is compared with itself.
+    pub fn diff_sha256_of<'a>(
+        &self,
+        files: impl IntoIterator<Item = (&'a str, git2::Oid)>,
+    ) -> String {
+        let current: Vec<(&str, git2::Oid)> = files.into_iter().collect();
+        match &self.base_blobs {
+            Some(base) => gittree::diff_sha256(
+                base.iter().map(|(path, oid)| (path.as_str(), *oid)),
+                current.iter().copied(),
+            ),
+            None => gittree::diff_sha256(current.iter().copied(), current.iter().copied()),
+        }
+    }
 }
 
 /// How many files a chain of `sha256:` placeholders (a file naming a file that names a file...)
@@ -225,6 +260,7 @@ pub fn resolve(
         digests: HashMap::new(),
         busy: Vec::new(),
         source_tree: None,
+        diff_sha256: None,
     };
     let mut out = BTreeMap::new();
     for path in files.keys() {
@@ -245,11 +281,12 @@ struct Resolver<'a> {
     /// The files being resolved, outermost first: the chain a cycle or a too-deep chain reports.
     busy: Vec<String>,
     source_tree: Option<String>,
+    diff_sha256: Option<String>,
 }
 
 const SOURCE_TREE_KEY: &str = "\0source-tree";
 
-impl Resolver<'_> {
+impl<'a> Resolver<'a> {
     /// Resolves `path` into `done` (and its digest into `digests`).
     fn file(&mut self, path: &str) -> Result<(), String> {
         if self.digests.contains_key(path) {
@@ -347,6 +384,13 @@ impl Resolver<'_> {
                 .cloned()
                 .ok_or_else(|| missing("source-tree", *s)),
             Placeholder::SourceTree(None) => self.current_source_tree(),
+            Placeholder::DiffSha256(Some(s)) => self
+                .known
+                .diff_sha256s
+                .get(s)
+                .cloned()
+                .ok_or_else(|| missing("diff-sha256", *s)),
+            Placeholder::DiffSha256(None) => self.current_diff_sha256(),
             Placeholder::Sha256(target) => {
                 // Errors from the target name their own chain of files.
                 self.file(target)?;
@@ -355,10 +399,8 @@ impl Resolver<'_> {
         }
     }
 
-    fn current_source_tree(&mut self) -> Result<String, String> {
-        if let Some(id) = &self.source_tree {
-            return Ok(id.clone());
-        }
+    /// Resolves every file of the source tree; their paths, sorted.
+    fn source_files(&mut self) -> Result<Vec<&'a str>, String> {
         if self.busy.iter().any(|p| p == SOURCE_TREE_KEY) {
             return Err(format!(
                 "placeholders form a cycle through the source tree: {}",
@@ -366,14 +408,23 @@ impl Resolver<'_> {
             ));
         }
         self.busy.push(SOURCE_TREE_KEY.to_owned());
+        let files = self.files;
         let mut resolved = Vec::new();
-        for path in self.files.keys() {
+        for path in files.keys() {
             if gittree::in_source_tree(path) {
                 self.file(path)?;
                 resolved.push(path.as_str());
             }
         }
         self.busy.pop();
+        Ok(resolved)
+    }
+
+    fn current_source_tree(&mut self) -> Result<String, String> {
+        if let Some(id) = &self.source_tree {
+            return Ok(id.clone());
+        }
+        let resolved = self.source_files()?;
         let id = gittree::tree_id(
             resolved
                 .iter()
@@ -382,6 +433,23 @@ impl Resolver<'_> {
         .to_string();
         self.source_tree = Some(id.clone());
         Ok(id)
+    }
+
+    fn current_diff_sha256(&mut self) -> Result<String, String> {
+        if let Some(hash) = &self.diff_sha256 {
+            return Ok(hash.clone());
+        }
+        let resolved = self.source_files()?;
+        let current: Vec<(&str, git2::Oid)> = resolved
+            .iter()
+            .map(|p| {
+                let content = self.done.get(*p).map_or(&[][..], Vec::as_slice);
+                (*p, gittree::blob_id(content))
+            })
+            .collect();
+        let hash = self.known.diff_sha256_of(current.iter().copied());
+        self.diff_sha256 = Some(hash.clone());
+        Ok(hash)
     }
 }
 
@@ -522,5 +590,68 @@ mod tests {
             &|_| true
         )
         .is_err());
+    }
+    #[test]
+    fn diff_sha256_is_the_diff_of_the_source_files_against_the_base() {
+        let base_a = gittree::blob_id(b"1\n");
+        let known = Known {
+            base_blobs: Some(vec![
+                ("src/a.py".to_owned(), base_a),
+                ("src/gone.py".to_owned(), base_a),
+            ]),
+            ..Known::default()
+        };
+        let f = files(&[
+            ("src/a.py", "2\n"),
+            ("specs/x/r.json", "{{gatebench:diff-sha256}}"),
+        ]);
+        let out = resolve(&f, &BTreeMap::new(), &known).unwrap();
+        let zero = "0".repeat(40);
+        let manifest = format!(
+            "{base_a} {} src/a.py\n{base_a} {zero} src/gone.py\n",
+            gittree::blob_id(b"2\n")
+        );
+        assert_eq!(
+            String::from_utf8(out["specs/x/r.json"].clone()).unwrap(),
+            format!("sha256:{}", gittree::sha256_hex(manifest.as_bytes()))
+        );
+        // The base layer is compared with itself: an empty diff.
+        let out = resolve(&f, &BTreeMap::new(), &Known::default()).unwrap();
+        assert_eq!(
+            String::from_utf8(out["specs/x/r.json"].clone()).unwrap(),
+            format!("sha256:{}", gittree::sha256_hex(b""))
+        );
+    }
+
+    #[test]
+    fn diff_sha256_names_earlier_layers_and_its_own_only_in_the_ledger() {
+        assert!(scan("{{gatebench:diff-sha256:unstaged}}").is_err());
+        let g = files(&[("specs/r", "{{gatebench:diff-sha256:head}}")]);
+        assert!(check_file(
+            Stage::Head,
+            "specs/r",
+            "{{gatebench:diff-sha256:head}}",
+            &g,
+            &|_| true
+        )
+        .is_err());
+        assert!(check_file(
+            Stage::Unstaged,
+            "specs/r",
+            "{{gatebench:diff-sha256:head}}",
+            &g,
+            &|_| true
+        )
+        .is_ok());
+        let f = files(&[("src/r", "{{gatebench:diff-sha256}}")]);
+        let err = check_file(
+            Stage::Head,
+            "src/r",
+            "{{gatebench:diff-sha256}}",
+            &f,
+            &|_| true,
+        )
+        .unwrap_err();
+        assert!(err.1.contains("diff-sha256"), "{}", err.1);
     }
 }

@@ -55,7 +55,7 @@ pub enum Kind {
     ApprovalStale,
     /// An artifact that must be approved has no approval: no approval receipt, an artifact no receipt lists, an approved artifact that is gone, or an obligation superseded without approval.
     ApprovalMissing,
-    /// A changed file (committed, staged, unstaged or untracked) that no task owns and no approved scope change lists.
+    /// A changed file (committed, staged, unstaged or untracked) that no task owns, or that the task which changed it does not own, and no approved scope change lists.
     UnownedChange,
     /// Code that no requirement asked for (e.g. a new public API) is delivered without approval.
     UnrequestedChange,
@@ -229,7 +229,7 @@ impl Kind {
             Kind::TestFailing => "A test of the change fails: a failed test point when the tests run, or recorded evidence of a failed run or a failed/skipped result.",
             Kind::ApprovalStale => "An approved artifact (spec, requirements, plan, ...) changed after its approval, and the old approval is reused.",
             Kind::ApprovalMissing => "An artifact that must be approved has no approval: no approval receipt, an artifact no receipt lists, an approved artifact that is gone, or an obligation superseded without approval.",
-            Kind::UnownedChange => "A changed file (committed, staged, unstaged or untracked) that no task owns and no approved scope change lists.",
+            Kind::UnownedChange => "A changed file (committed, staged, unstaged or untracked) that no task owns, or that the task which changed it does not own, and no approved scope change lists.",
             Kind::UnrequestedChange => "Code that no requirement asked for (e.g. a new public API) is delivered without approval.",
             Kind::ObligationNotImplemented => "A behaviour obligation is missing, partial or contradicted in the code (e.g. the failure rollback is a TODO).",
             Kind::ConvergenceIncomplete => "The convergence judgement leaves an obligation unclassified.",

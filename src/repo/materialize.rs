@@ -322,6 +322,12 @@ pub fn materialize(fixture: &Fixture, dir: &Path) -> Result<Materialized> {
         let source =
             gittree::source_tree_id(staged.iter().map(|(p, c)| (p.as_str(), c.as_slice())));
         known.source_trees.insert(Stage::Staged, source.to_string());
+        let diff = known.diff_sha256_of(
+            staged
+                .iter()
+                .map(|(p, c)| (p.as_str(), gittree::blob_id(c))),
+        );
+        known.diff_sha256s.insert(Stage::Staged, diff);
         current = staged;
         current_raw = staged_raw;
     }
@@ -354,6 +360,17 @@ fn record(known: &mut Known, stage: Stage, commit: Oid, stored: &Stored) {
     known.trees.insert(stage, stored.tree.to_string());
     let source = gittree::source_tree_id_of_blobs(stored.blobs.iter().copied());
     known.source_trees.insert(stage, source.to_string());
+    if stage == Stage::Base {
+        known.base_blobs = Some(
+            stored
+                .blobs
+                .iter()
+                .map(|(path, oid)| ((*path).to_owned(), *oid))
+                .collect(),
+        );
+    }
+    let diff = known.diff_sha256_of(stored.blobs.iter().copied());
+    known.diff_sha256s.insert(stage, diff);
 }
 
 /// Writes `files` into an empty work tree and an index that matches them, from the blob ids the

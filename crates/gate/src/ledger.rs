@@ -343,7 +343,14 @@ impl ReviewVerdict {
 pub struct ImplementationReceipt {
     pub schema_version: u32,
     pub task_id: String,
-    pub git_tree: String,
+    /// The source tree the receipt was taken on; with `diff_sha256`, one of the two bindings
+    /// (seed 004, 9.2: evidence binds the current git tree or diff hash). Every binding given
+    /// must be current, and at least one must be given.
+    #[serde(default)]
+    pub git_tree: Option<String>,
+    /// `sha256:<hex>` of the change the receipt was taken on (`gittree::diff_sha256`).
+    #[serde(default)]
+    pub diff_sha256: Option<String>,
     #[serde(default)]
     pub obligations: Vec<ImplementedObligation>,
 }
@@ -389,7 +396,14 @@ pub struct ReviewReceipt {
     pub task_id: String,
     pub reviewer: String,
     pub verdict: ReviewVerdict,
-    pub git_tree: String,
+    /// The source tree the receipt was taken on; with `diff_sha256`, one of the two bindings
+    /// (seed 004, 9.2: evidence binds the current git tree or diff hash). Every binding given
+    /// must be current, and at least one must be given.
+    #[serde(default)]
+    pub git_tree: Option<String>,
+    /// `sha256:<hex>` of the change the receipt was taken on (`gittree::diff_sha256`).
+    #[serde(default)]
+    pub diff_sha256: Option<String>,
     #[serde(default)]
     pub findings: Vec<ReceiptFinding>,
 }
@@ -398,8 +412,12 @@ pub struct ReviewReceipt {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TestReceipt {
     pub schema_version: u32,
-    pub git_tree: String,
-    /// Recorded, but not accepted as a binding by this gate: `git_tree` must match.
+    /// The source tree the receipt was taken on; with `diff_sha256`, one of the two bindings
+    /// (seed 004, 9.2: evidence binds the current git tree or diff hash). Every binding given
+    /// must be current, and at least one must be given.
+    #[serde(default)]
+    pub git_tree: Option<String>,
+    /// `sha256:<hex>` of the change the receipt was taken on (`gittree::diff_sha256`).
     #[serde(default)]
     pub diff_sha256: Option<String>,
     pub command: String,
@@ -444,7 +462,14 @@ pub struct EvaluationReceipt {
     pub schema_version: u32,
     pub evaluator: String,
     pub verdict: ReviewVerdict,
-    pub git_tree: String,
+    /// The source tree the receipt was taken on; with `diff_sha256`, one of the two bindings
+    /// (seed 004, 9.2: evidence binds the current git tree or diff hash). Every binding given
+    /// must be current, and at least one must be given.
+    #[serde(default)]
+    pub git_tree: Option<String>,
+    /// `sha256:<hex>` of the change the receipt was taken on (`gittree::diff_sha256`).
+    #[serde(default)]
+    pub diff_sha256: Option<String>,
     #[serde(default)]
     pub findings: Vec<ReceiptFinding>,
 }

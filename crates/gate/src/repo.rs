@@ -64,6 +64,9 @@ pub struct RepoView {
     pub changes: Vec<Change>,
     /// The tree id of the work tree's files outside `specs/` (see `gittree::source_tree_id`).
     pub source_tree: String,
+    /// `sha256:<hex>` of the change from the merge base to the work tree, outside `specs/` (see
+    /// `gittree::diff_sha256`): the other binding a receipt may record (seed 004, 10.1).
+    pub diff_sha256: String,
     /// Whether the git dir differs from the common dir (seed 004, 12.2).
     pub linked_worktree: bool,
     /// Every file of the work tree view (tracked, and untracked unless ignored), sorted.
@@ -216,6 +219,14 @@ impl RepoView {
                 .map(|(path, content)| (path.as_str(), content.as_slice())),
         )
         .to_string();
+        let current_blobs: Vec<(&str, Oid)> = files
+            .iter()
+            .map(|(path, content)| (path.as_str(), gittree::blob_id(content)))
+            .collect();
+        let diff_sha256 = gittree::diff_sha256(
+            base_files.iter().map(|(path, oid)| (path.as_str(), *oid)),
+            current_blobs.iter().copied(),
+        );
 
         Ok(RepoView {
             workdir,
@@ -223,6 +234,7 @@ impl RepoView {
             merge_base: merge_base.to_string(),
             changes,
             source_tree,
+            diff_sha256,
             linked_worktree,
             files: files.into_keys().collect(),
             committed_changes,

@@ -576,6 +576,135 @@ fn stale_evidence_is_reported_against_the_receipt_that_binds_an_old_tree() {
         .any(|f| f.obligation_id.as_deref() == Some("REQ-001-B01")));
 }
 
+/// The golden with its test receipt bound by `diff_sha256` alone (`git_tree` null).
+fn bound_by_diff() -> Golden {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("receipts/tests/unit.json"), |receipt| {
+        receipt["git_tree"] = Value::Null;
+        receipt["diff_sha256"] = json!("{{diff-sha256}}");
+    });
+    golden
+}
+
+#[test]
+fn a_receipt_bound_by_the_current_diff_alone_passes() {
+    let repo = bound_by_diff().build();
+    let receipt = repo.read(&feature("receipts/tests/unit.json"));
+    assert!(receipt.contains("\"diff_sha256\": \"sha256:"), "{receipt}");
+    assert_pass(&repo.gate());
+}
+
+#[test]
+fn a_diff_binding_the_code_changed_after_is_stale_at_the_diff_line() {
+    let repo = bound_by_diff().build();
+    repo.write(
+        "src/subscription/cancel.py",
+        &repo
+            .read("src/subscription/cancel.py")
+            .replace("cancelled", "canceled"),
+    );
+    let report = repo.gate();
+    let path = feature("receipts/tests/unit.json");
+    let stale: Vec<_> = findings_of(&report, "evidence-bound-to-current-tree")
+        .into_iter()
+        .filter(|f| f.location.as_ref().is_some_and(|l| l.path == path))
+        .collect();
+    assert_eq!(stale.len(), 1, "{}", describe(&report));
+    assert!(
+        stale[0].title.ends_with("binds an old diff"),
+        "{}",
+        stale[0].title
+    );
+    assert_eq!(
+        stale[0].location.as_ref().unwrap().line,
+        Some(line_of(&repo.read(&path), "\"diff_sha256\""))
+    );
+    assert!(findings_of(&report, "obligation-evidence-closure")
+        .iter()
+        .any(|f| f.obligation_id.as_deref() == Some("REQ-001-B01")));
+}
+
+#[test]
+fn a_current_tree_with_a_wrong_diff_is_stale_and_a_receipt_binding_nothing_is_reported() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("receipts/tests/unit.json"), |receipt| {
+        receipt["diff_sha256"] = json!(format!("sha256:{}", "0".repeat(64)));
+    });
+    golden.edit_json(&feature("receipts/reviews/T1.json"), |receipt| {
+        receipt.as_object_mut().expect("object").remove("git_tree");
+    });
+    let report = golden.build().gate();
+    let unit = expect_finding(
+        &report,
+        "evidence-bound-to-current-tree",
+        &feature("receipts/tests/unit.json"),
+    );
+    assert!(unit.title.ends_with("binds an old diff"), "{}", unit.title);
+    let review = expect_finding(
+        &report,
+        "evidence-bound-to-current-tree",
+        &feature("receipts/reviews/T1.json"),
+    );
+    assert!(
+        review.title.ends_with("binds no source tree and no diff"),
+        "{}",
+        review.title
+    );
+}
+
+#[test]
+fn the_diff_sha256_is_the_hash_of_git_s_raw_diff_of_the_source_trees() {
+    // Independently of gittree: the raw diff git2 computes between the merge base and HEAD,
+    // restricted to the source tree, projected onto `OLD NEW PATH` lines.
+    let mut golden = Golden::new();
+    golden.set("a-b/c.txt", "c\n");
+    golden.remove("README.md");
+    let repo = golden.build();
+    let git = git2::Repository::open(repo.path()).unwrap();
+    let head = git.head().unwrap().peel_to_commit().unwrap();
+    let base = git
+        .find_commit(
+            git.merge_base(git.revparse_single("main").unwrap().id(), head.id())
+                .unwrap(),
+        )
+        .unwrap();
+    let diff = git
+        .diff_tree_to_tree(
+            Some(&base.tree().unwrap()),
+            Some(&head.tree().unwrap()),
+            None,
+        )
+        .unwrap();
+    let mut expected = String::new();
+    for delta in diff.deltas() {
+        let path = delta
+            .new_file()
+            .path()
+            .or(delta.old_file().path())
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_owned();
+        if path.starts_with("specs/") {
+            continue;
+        }
+        expected.push_str(&format!(
+            "{} {} {path}\n",
+            delta.old_file().id(),
+            delta.new_file().id()
+        ));
+    }
+    assert!(expected.contains("README.md") && expected.contains("a-b/c.txt"));
+    let view = crate::repo::RepoView::open(repo.path(), "main").unwrap();
+    assert_eq!(
+        view.diff_sha256,
+        format!(
+            "sha256:{}",
+            gatebench_gittree::sha256_hex(expected.as_bytes())
+        )
+    );
+}
+
 #[test]
 fn a_change_inside_the_ledger_does_not_make_evidence_stale() {
     let repo = Golden::new().build();
@@ -640,6 +769,65 @@ fn an_approved_scope_change_owns_the_file() {
         &feature("receipts/approvals/spec-approval.json"),
         |approval| {
             approval["scope_changes"] = json!(["src/admin.py"]);
+        },
+    );
+    assert_pass(&golden.build().gate());
+}
+
+#[test]
+fn a_file_a_task_cites_but_only_another_task_owns_is_reported_at_the_file() {
+    // T2 owns tests/** only; its implementation receipt cites src/subscription/cancel.py, which
+    // T1 owns: T2 changed a file outside its ownership, although some task owns it.
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("receipts/implementations/T2.json"), |receipt| {
+        receipt["obligations"][0]["implementation_refs"] =
+            json!(["src/subscription/cancel.py:9-10"]);
+    });
+    let report = golden.build().gate();
+    let finding = expect_finding(
+        &report,
+        "diff-within-ownership",
+        "src/subscription/cancel.py",
+    );
+    assert!(
+        finding.title.contains("by task T2")
+            && finding.title.ends_with("outside that task's ownership"),
+        "{}",
+        finding.title
+    );
+    assert!(
+        finding.description.contains("Only T1 owns it"),
+        "{}",
+        finding.description
+    );
+}
+
+#[test]
+fn a_file_cited_by_its_owner_as_well_is_owned() {
+    let mut golden = Golden::new();
+    for task in ["T1", "T2"] {
+        golden.edit_json(
+            &feature(&format!("receipts/implementations/{task}.json")),
+            |receipt| {
+                receipt["obligations"][0]["implementation_refs"] =
+                    json!(["src/subscription/cancel.py:9-10"]);
+            },
+        );
+    }
+    assert_pass(&golden.build().gate());
+}
+
+#[test]
+fn a_cited_file_an_approved_scope_change_lists_is_owned() {
+    let mut golden = Golden::new();
+    golden.edit_json(&feature("receipts/implementations/T2.json"), |receipt| {
+        receipt["obligations"][0]["implementation_refs"] =
+            json!(["src/subscription/cancel.py:9-10"]);
+    });
+    golden.edit_json(
+        &feature("receipts/approvals/spec-approval.json"),
+        |approval| {
+            approval["scope_changes"] = json!(["src/subscription/cancel.py"]);
         },
     );
     assert_pass(&golden.build().gate());

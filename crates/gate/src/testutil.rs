@@ -314,13 +314,27 @@ impl Golden {
                 .map(|(path, content)| (path.as_str(), content.as_bytes())),
         )
         .to_string();
+        let blobs = |files: &BTreeMap<String, String>| -> Vec<(String, git2::Oid)> {
+            files
+                .iter()
+                .map(|(path, content)| (path.clone(), gittree::blob_id(content.as_bytes())))
+                .collect()
+        };
+        let (base_blobs, head_blobs) = (blobs(&self.base), blobs(&self.head));
+        // Source files carry no placeholders, so the diff is known before any is filled.
+        let diff_sha256 = gittree::diff_sha256(
+            base_blobs.iter().map(|(path, oid)| (path.as_str(), *oid)),
+            head_blobs.iter().map(|(path, oid)| (path.as_str(), *oid)),
+        );
         let mut files: BTreeMap<String, String> = self
             .head
             .iter()
             .map(|(path, content)| {
                 (
                     path.clone(),
-                    content.replace("{{source-tree}}", &source_tree),
+                    content
+                        .replace("{{source-tree}}", &source_tree)
+                        .replace("{{diff-sha256}}", &diff_sha256),
                 )
             })
             .collect();

@@ -107,6 +107,51 @@ where
     tree_id_of_blobs(blobs.into_iter().filter(|(path, _)| in_source_tree(path)))
 }
 
+/// The canonical form of the change between two sets of files given by blob id (path -> blob):
+/// one line `OLD NEW PATH\n` per source-tree path whose blob differs, in byte order of the path,
+/// where OLD and NEW are the 40-digit blob ids and an absent side is 40 zeros. Paths outside the
+/// source tree (the ledger, the loop's state) are left out. It is the `git diff --raw --no-abbrev
+/// --no-renames` of the two source trees with only the ids and the path kept (every file has mode
+/// 100644 in the source tree): the same two trees always give the same bytes, whatever git wrote
+/// the patch with.
+pub fn diff_manifest<'a, B, C>(base: B, current: C) -> Vec<u8>
+where
+    B: IntoIterator<Item = (&'a str, Oid)>,
+    C: IntoIterator<Item = (&'a str, Oid)>,
+{
+    let base: BTreeMap<&str, Oid> = base
+        .into_iter()
+        .filter(|(path, _)| in_source_tree(path))
+        .collect();
+    let current: BTreeMap<&str, Oid> = current
+        .into_iter()
+        .filter(|(path, _)| in_source_tree(path))
+        .collect();
+    let mut paths: Vec<&str> = base.keys().chain(current.keys()).copied().collect();
+    paths.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    paths.dedup();
+    let zero = Oid::ZERO_SHA1;
+    let mut out = Vec::new();
+    for path in paths {
+        let old = base.get(path).copied().unwrap_or(zero);
+        let new = current.get(path).copied().unwrap_or(zero);
+        if old != new {
+            out.extend_from_slice(format!("{old} {new} {path}\n").as_bytes());
+        }
+    }
+    out
+}
+
+/// `sha256:<hex>` of [`diff_manifest`]: the `diff_sha256` a receipt binds the change with
+/// (seed 004, 10.1), computed from the merge base's files and the current files.
+pub fn diff_sha256<'a, B, C>(base: B, current: C) -> String
+where
+    B: IntoIterator<Item = (&'a str, Oid)>,
+    C: IntoIterator<Item = (&'a str, Oid)>,
+{
+    format!("sha256:{}", sha256_hex(&diff_manifest(base, current)))
+}
+
 /// Builds the trees of files given by blob id (path -> blob, all with mode 100644): `store` gets
 /// each tree object's content, subtrees before the trees that hold them, and returns its id (it
 /// may write the object somewhere, or only hash it). Returns the root tree's id, or the first
@@ -251,6 +296,43 @@ mod tests {
         );
         assert!(in_loop_state("docs/delivery/.state/x.json"));
         assert!(!in_loop_state("docs/delivery/.statefile"));
+    }
+
+    #[test]
+    fn the_diff_manifest_lists_changed_source_paths_in_byte_order() {
+        let a = blob_id(b"a\n");
+        let b = blob_id(b"b\n");
+        let base = [("src/x.py", a), ("src/gone.py", a), ("specs/f/r.json", a)];
+        let current = [
+            ("src/x.py", b),
+            ("src/new.py", a),
+            ("specs/f/r.json", b),
+            ("a-b/same", a),
+        ];
+        let base_with_same: Vec<(&str, Oid)> =
+            base.iter().copied().chain([("a-b/same", a)]).collect();
+        let manifest = diff_manifest(base_with_same.iter().copied(), current.iter().copied());
+        let zero = "0".repeat(40);
+        assert_eq!(
+            String::from_utf8(manifest).unwrap(),
+            format!("{a} {zero} src/gone.py\n{zero} {a} src/new.py\n{a} {b} src/x.py\n")
+        );
+        // A ledger-only change is no change: the same as comparing the base with itself.
+        let base_only_source = [("src/x.py", a), ("src/gone.py", a)];
+        let ledger_only: Vec<(&str, Oid)> = base_only_source
+            .iter()
+            .copied()
+            .chain([("specs/f/r.json", b)])
+            .collect();
+        assert_eq!(
+            diff_sha256(base.iter().copied(), ledger_only.iter().copied()),
+            format!("sha256:{}", sha256_hex(b""))
+        );
+        // Any source change changes it.
+        assert_ne!(
+            diff_sha256(base.iter().copied(), current.iter().copied()),
+            diff_sha256(base.iter().copied(), [("src/x.py", b), ("src/gone.py", a)])
+        );
     }
 
     fn entry(path: &str, id: Oid) -> git2::IndexEntry {

@@ -7,15 +7,67 @@ use crate::ledger::{ObligationStatus, ReviewVerdict, TestReceipt, TestResult};
 use crate::load::{feature_relative, quoted, FeatureLedger, Parsed, Receipts};
 use crate::repo::is_plain_relative;
 
+/// One way a receipt fails to bind the current change.
+struct Unbound {
+    /// Ends the finding's title: `receipt X {title}`.
+    title: &'static str,
+    why: String,
+    /// The key whose line the finding points at.
+    key: &'static str,
+}
+
+/// Why a receipt's bindings do not bind the current change (seed 004, 9.2: evidence binds the
+/// current git tree or diff hash). Every binding a receipt records must be current: a `git_tree`
+/// equal to the current source tree, a `diff_sha256` equal to the current diff's
+/// (`gittree::diff_sha256`); a receipt that records neither binds nothing.
+fn unbound(ctx: &Context, git_tree: Option<&str>, diff_sha256: Option<&str>) -> Vec<Unbound> {
+    let mut out = Vec::new();
+    if git_tree.is_none() && diff_sha256.is_none() {
+        out.push(Unbound {
+            title: "binds no source tree and no diff",
+            why: "it records neither `git_tree` nor `diff_sha256`, so nothing ties it to the \
+                  current code"
+                .to_owned(),
+            key: "\"git_tree\"",
+        });
+    }
+    if let Some(tree) = git_tree {
+        if tree != ctx.repo.source_tree {
+            out.push(Unbound {
+                title: "binds an old source tree",
+                why: format!(
+                    "it binds source tree {tree}, not the current {}",
+                    ctx.repo.source_tree
+                ),
+                key: "\"git_tree\"",
+            });
+        }
+    }
+    if let Some(diff) = diff_sha256 {
+        if diff.trim().to_ascii_lowercase() != ctx.repo.diff_sha256 {
+            out.push(Unbound {
+                title: "binds an old diff",
+                why: format!(
+                    "it binds diff_sha256 {diff}, not the current change's {}",
+                    ctx.repo.diff_sha256
+                ),
+                key: "\"diff_sha256\"",
+            });
+        }
+    }
+    out
+}
+
 /// What is wrong with a test receipt taken on its own (not about any one obligation).
 fn receipt_defects(ctx: &Context, feature: &FeatureLedger, receipt: &TestReceipt) -> Vec<String> {
-    let mut defects = Vec::new();
-    if receipt.git_tree != ctx.repo.source_tree {
-        defects.push(format!(
-            "it binds source tree {}, not the current {}",
-            receipt.git_tree, ctx.repo.source_tree
-        ));
-    }
+    let mut defects: Vec<String> = unbound(
+        ctx,
+        receipt.git_tree.as_deref(),
+        receipt.diff_sha256.as_deref(),
+    )
+    .into_iter()
+    .map(|u| u.why)
+    .collect();
     if receipt.exit_code != 0 {
         defects.push(format!("its command exited {}", receipt.exit_code));
     }
@@ -218,61 +270,81 @@ pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Ve
     findings
 }
 
-/// One stale-receipt finding per receipt of `receipts` whose `git_tree` is not the current tree.
+/// One stale-receipt finding per receipt of `receipts` that does not bind the current change:
+/// a `git_tree` that is not the current source tree, a `diff_sha256` that is not the current
+/// diff's, or neither recorded.
 fn stale<T>(
     ctx: &Context,
     kind: &str,
     receipts: &Receipts<T>,
-    tree: impl Fn(&T) -> &str,
+    bindings: impl Fn(&T) -> (Option<&str>, Option<&str>),
     findings: &mut Vec<GateFinding>,
 ) {
     for (key, receipt) in receipts {
         let Some(Parsed { file, value }) = receipt else {
             continue;
         };
-        let bound = tree(value);
-        if bound != ctx.repo.source_tree {
-            findings.push(
-                GateFinding::new(
-                    ValidatorId::EvidenceBoundToCurrentTree,
-                    format!("{kind} receipt {key} binds an old source tree"),
-                    format!(
-                        "{} binds git tree {bound}, but the current source tree (the work tree \
-                         without specs/) is {}: the code changed after this evidence was taken. \
-                         Re-run and record the receipt for the current code.",
-                        file.path, ctx.repo.source_tree
-                    ),
-                )
-                .at(&file.path, file.line_of("\"git_tree\"")),
-            );
-        }
+        let (git_tree, diff_sha256) = bindings(value);
+        let defects = unbound(ctx, git_tree, diff_sha256);
+        let Some(first) = defects.first() else {
+            continue;
+        };
+        let why: Vec<&str> = defects.iter().map(|u| u.why.as_str()).collect();
+        findings.push(
+            GateFinding::new(
+                ValidatorId::EvidenceBoundToCurrentTree,
+                format!("{kind} receipt {key} {}", first.title),
+                format!(
+                    "{}: {}. The current source tree (the work tree without specs/) is {} and \
+                     the current diff against the merge base is {}: the code changed after this \
+                     evidence was taken. Re-run and record the receipt for the current code.",
+                    file.path,
+                    why.join("; "),
+                    ctx.repo.source_tree,
+                    ctx.repo.diff_sha256
+                ),
+            )
+            .at(&file.path, file.line_of(first.key)),
+        );
     }
 }
 
 /// `evidence-bound-to-current-tree`: every test, review, implementation and evaluation receipt
-/// binds the current source tree.
+/// binds the current change (its source tree or its diff).
 pub fn evidence_bound_to_current_tree(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
+    fn pair<'a>(
+        git_tree: &'a Option<String>,
+        diff_sha256: &'a Option<String>,
+    ) -> (Option<&'a str>, Option<&'a str>) {
+        (git_tree.as_deref(), diff_sha256.as_deref())
+    }
     let mut findings = Vec::new();
-    stale(ctx, "test", &feature.tests, |r| &r.git_tree, &mut findings);
+    stale(
+        ctx,
+        "test",
+        &feature.tests,
+        |r| pair(&r.git_tree, &r.diff_sha256),
+        &mut findings,
+    );
     stale(
         ctx,
         "review",
         &feature.reviews,
-        |r| &r.git_tree,
+        |r| pair(&r.git_tree, &r.diff_sha256),
         &mut findings,
     );
     stale(
         ctx,
         "implementation",
         &feature.implementations,
-        |r| &r.git_tree,
+        |r| pair(&r.git_tree, &r.diff_sha256),
         &mut findings,
     );
     stale(
         ctx,
         "evaluation",
         &feature.evaluations,
-        |r| &r.git_tree,
+        |r| pair(&r.git_tree, &r.diff_sha256),
         &mut findings,
     );
     findings
