@@ -17,8 +17,7 @@ use crate::corpus::yaml;
 use crate::error::{Error, Position};
 use gatebench_report::Verdict;
 
-/// Repository path -> file content.
-pub type Files = BTreeMap<String, Vec<u8>>;
+pub use crate::corpus::files::{Blob, Files};
 
 /// File name suffix that keeps repository-like names (`Cargo.toml`) inert inside this project;
 /// it is removed when a fixture is materialized.
@@ -678,9 +677,15 @@ fn apply_layer(ctx: &Ctx, what: &str, mut files: Files, layer: &Layer) -> Result
     for path in &layer.delete {
         check_repo_path(path).map_err(|e| ctx.err("delete", path, e))?;
         let prefix = format!("{path}/");
-        let before = files.len();
-        files.retain(|p, _| p != path && !p.starts_with(&prefix));
-        if files.len() == before {
+        let doomed: Vec<String> = files
+            .keys()
+            .filter(|p| *p == path || p.starts_with(&prefix))
+            .cloned()
+            .collect();
+        for p in &doomed {
+            files.remove(p);
+        }
+        if doomed.is_empty() {
             return Err(ctx.err(
                 "delete",
                 path,
@@ -783,7 +788,7 @@ fn read_tree(ctx: &Ctx, key: &str, dir: &str) -> Result<Files, Error> {
                 if total > MAX_TREE_BYTES {
                     return Err(ctx.err(key, dir, format!("`{dir}` holds more than {MAX_TREE_BYTES} bytes; the limit is {MAX_TREE_BYTES}")));
                 }
-                if files.insert(repo_path.clone(), content).is_some() {
+                if files.insert(repo_path.clone(), content.into()).is_some() {
                     return Err(Error::invalid(
                         &path,
                         format!("two files become `{repo_path}` once `{DISARM_SUFFIX}` is removed"),

@@ -54,8 +54,8 @@ pub fn diff_trees(from: &Files, to: &Files) -> String {
                 let _ = writeln!(
                     out,
                     "binary file: {} -> {} bytes",
-                    a.map_or(0, Vec::len),
-                    b.map_or(0, Vec::len)
+                    a.map_or(0, |c| c.len()),
+                    b.map_or(0, |c| c.len())
                 );
             }
         }
