@@ -143,8 +143,7 @@ fn original() -> Original {
         .filter(|(p, _)| !p.starts_with("build/"))
         .map(|(p, c)| (p, c.to_vec()))
         .collect();
-    let source_tree =
-        gittree::source_tree_id(head_files.iter().map(|(p, c)| (p.as_str(), &**c)));
+    let source_tree = gittree::source_tree_id(head_files.iter().map(|(p, c)| (p.as_str(), &**c)));
     let receipt = serde_json::json!({
         "git_tree": source_tree.to_string(),
         "base_commit": base.to_string(),
@@ -250,8 +249,7 @@ fn an_imported_repository_materializes_to_the_same_trees() {
     assert_same(&head_copy, &rebind(files_of_commit(&repo, orig.head)));
     assert_eq!(&*head_copy["assets/logo.bin"], BINARY);
     let receipt: serde_json::Value = serde_json::from_slice(&head_copy[LEDGER]).unwrap();
-    let source_tree =
-        gittree::source_tree_id(head_copy.iter().map(|(p, c)| (p.as_str(), &**c)));
+    let source_tree = gittree::source_tree_id(head_copy.iter().map(|(p, c)| (p.as_str(), &**c)));
     assert_eq!(receipt["git_tree"], source_tree.to_string());
     assert_eq!(
         receipt["app_sha256"],

@@ -814,3 +814,49 @@ fn hash_files(hasher: &mut Sha256, files: &Files) {
         hasher.update(content);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bundled corpus: every omission fixture holds its golden's base tree itself (not a copy),
+    /// and every file a layer leaves unchanged is the golden's content, not a second copy of it:
+    /// the corpus's memory grows with what fixtures plant, not with their number.
+    #[test]
+    fn omission_fixtures_share_their_goldens_trees_and_contents() {
+        let corpus = load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"))
+            .expect("the bundled corpus loads");
+        let mut shared_files = 0;
+        for f in corpus.fixtures.iter().filter(|f| !f.is_golden()) {
+            let golden = corpus.get(f.golden.as_deref().unwrap()).unwrap();
+            assert!(
+                f.states.base.ptr_eq(&golden.states.base),
+                "{}: its base tree is a copy of its golden's",
+                f.id
+            );
+            let pairs = [
+                (Some(&f.states.head), Some(&golden.states.head)),
+                (f.states.staged.as_ref(), golden.states.staged.as_ref()),
+                (f.states.unstaged.as_ref(), golden.states.unstaged.as_ref()),
+            ];
+            for (mine, theirs) in pairs {
+                let (Some(mine), Some(theirs)) = (mine, theirs) else {
+                    continue;
+                };
+                for (path, content) in mine {
+                    if let Some(golden_content) = theirs.get(path) {
+                        if content == golden_content {
+                            assert!(
+                                Blob::ptr_eq(content, golden_content),
+                                "{}: {path} equals its golden's but is a copy",
+                                f.id
+                            );
+                            shared_files += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(shared_files > 1000, "only {shared_files} shared files");
+    }
+}

@@ -212,11 +212,7 @@ pub const MAX_PLACEHOLDER_DEPTH: usize = 64;
 /// and are carried over unchanged: they keep the bytes they were given then (a receipt written in
 /// `head` stays bound to head's tree when a later layer edits the code). Errors name the file.
 /// Cycles and chains deeper than [`MAX_PLACEHOLDER_DEPTH`] are errors.
-pub fn resolve(
-    files: &Files,
-    carried: &Files,
-    known: &Known,
-) -> Result<Files, String> {
+pub fn resolve(files: &Files, carried: &Files, known: &Known) -> Result<Files, String> {
     let mut resolver = Resolver {
         files,
         known,
@@ -445,7 +441,9 @@ mod tests {
         for i in 0..5000 {
             f.insert(
                 format!("f{i}"),
-                format!("{{{{gatebench:sha256:f{}}}}}", i + 1).into_bytes().into(),
+                format!("{{{{gatebench:sha256:f{}}}}}", i + 1)
+                    .into_bytes()
+                    .into(),
             );
         }
         f.insert("f5000".into(), b"end"[..].into());
@@ -456,7 +454,9 @@ mod tests {
         for i in 0..MAX_PLACEHOLDER_DEPTH - 1 {
             short.insert(
                 format!("f{i:03}"),
-                format!("{{{{gatebench:sha256:f{:03}}}}}", i + 1).into_bytes().into(),
+                format!("{{{{gatebench:sha256:f{:03}}}}}", i + 1)
+                    .into_bytes()
+                    .into(),
             );
         }
         short.insert(

@@ -180,8 +180,7 @@ fn final_files_of(states: &States) -> &Files {
 /// The tree ids of the composed layers (head, staged, unstaged; a layer a fixture lacks is the one
 /// before it), as git would give them: equal ids are equal repositories.
 fn layer_trees(states: &States) -> [git2::Oid; 3] {
-    let tree =
-        |f: &Files| gatebench_gittree::tree_id(f.iter().map(|(p, c)| (p.as_str(), &**c)));
+    let tree = |f: &Files| gatebench_gittree::tree_id(f.iter().map(|(p, c)| (p.as_str(), &**c)));
     let head = tree(&states.head);
     let staged = states.staged.as_ref().map_or(head, tree);
     let unstaged = states.unstaged.as_ref().map_or(staged, tree);

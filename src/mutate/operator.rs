@@ -110,7 +110,8 @@ impl Planted {
     }
 
     pub fn write(mut self, path: &str, content: impl Into<Vec<u8>>) -> Planted {
-        self.write.insert(path.to_owned(), Blob::from(content.into()));
+        self.write
+            .insert(path.to_owned(), Blob::from(content.into()));
         self
     }
 

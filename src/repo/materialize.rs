@@ -319,8 +319,7 @@ pub fn materialize(fixture: &Fixture, dir: &Path) -> Result<Materialized> {
         index
             .write()
             .map_err(|e| Error::git("write the index", e))?;
-        let source =
-            gittree::source_tree_id(staged.iter().map(|(p, c)| (p.as_str(), &**c)));
+        let source = gittree::source_tree_id(staged.iter().map(|(p, c)| (p.as_str(), &**c)));
         known.source_trees.insert(Stage::Staged, source.to_string());
         current = staged;
         current_raw = staged_raw;
@@ -387,10 +386,7 @@ fn stat_entry(path: &str, id: Oid, meta: &std::fs::Metadata) -> IndexEntry {
     entry
 }
 
-fn write_files<'a>(
-    dir: &Path,
-    files: impl Iterator<Item = (&'a String, &'a Blob)>,
-) -> Result<()> {
+fn write_files<'a>(dir: &Path, files: impl Iterator<Item = (&'a String, &'a Blob)>) -> Result<()> {
     for (path, content) in files {
         let target = dir.join(path);
         if let Some(parent) = target.parent() {
