@@ -82,11 +82,11 @@ fn work_files(dir: &Path) -> Files {
             let kind = entry.file_type().unwrap();
             if kind.is_symlink() {
                 let target = std::fs::read_link(entry.path()).unwrap();
-                out.insert(path, target.to_string_lossy().as_bytes().to_vec());
+                out.insert(path, target.to_string_lossy().as_bytes().into());
             } else if kind.is_dir() {
                 stack.push((entry.path(), format!("{path}/")));
             } else {
-                out.insert(path, std::fs::read(entry.path()).unwrap());
+                out.insert(path, std::fs::read(entry.path()).unwrap().into());
             }
         }
     }
@@ -138,10 +138,12 @@ fn original() -> Original {
     write(&path, ".env", b"TOKEN=not-really-a-secret\n");
     write(&path, "data/big.txt", &[b'x'; 3000]);
     // The ledger binds what the head holds: its source tree, a file's hash, the base commit.
-    let mut head_files: BTreeMap<String, Vec<u8>> = work_files(&path);
-    head_files.retain(|p, _| !p.starts_with("build/"));
-    let source_tree =
-        gittree::source_tree_id(head_files.iter().map(|(p, c)| (p.as_str(), c.as_slice())));
+    let head_files: BTreeMap<String, Vec<u8>> = work_files(&path)
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with("build/"))
+        .map(|(p, c)| (p, c.to_vec()))
+        .collect();
+    let source_tree = gittree::source_tree_id(head_files.iter().map(|(p, c)| (p.as_str(), &**c)));
     let receipt = serde_json::json!({
         "git_tree": source_tree.to_string(),
         "base_commit": base.to_string(),
@@ -245,10 +247,9 @@ fn an_imported_repository_materializes_to_the_same_trees() {
     let head_copy = files_of_commit(&copy, feature);
     let rebind = |files: Files| rebound(files, orig.base, main);
     assert_same(&head_copy, &rebind(files_of_commit(&repo, orig.head)));
-    assert_eq!(head_copy["assets/logo.bin"], BINARY);
+    assert_eq!(&*head_copy["assets/logo.bin"], BINARY);
     let receipt: serde_json::Value = serde_json::from_slice(&head_copy[LEDGER]).unwrap();
-    let source_tree =
-        gittree::source_tree_id(head_copy.iter().map(|(p, c)| (p.as_str(), c.as_slice())));
+    let source_tree = gittree::source_tree_id(head_copy.iter().map(|(p, c)| (p.as_str(), &**c)));
     assert_eq!(receipt["git_tree"], source_tree.to_string());
     assert_eq!(
         receipt["app_sha256"],
@@ -268,10 +269,11 @@ fn an_imported_repository_materializes_to_the_same_trees() {
 /// `files` with the ledger's base commit id `from` replaced by `to`.
 fn rebound(mut files: Files, from: Oid, to: Oid) -> Files {
     if let Some(ledger) = files.get_mut(LEDGER) {
-        let text = String::from_utf8(ledger.clone()).unwrap();
+        let text = String::from_utf8(ledger.to_vec()).unwrap();
         *ledger = text
             .replace(&from.to_string(), &to.to_string())
-            .into_bytes();
+            .into_bytes()
+            .into();
     }
     files
 }
@@ -333,7 +335,7 @@ fn secrets_and_oversized_files_are_left_out_unless_allowed() {
     let feature = copy.refname_to_id("refs/heads/feature").unwrap();
     let head = files_of_commit(&copy, feature);
     let receipt: serde_json::Value = serde_json::from_slice(&head[LEDGER]).unwrap();
-    let source_tree = gittree::source_tree_id(head.iter().map(|(p, c)| (p.as_str(), c.as_slice())));
+    let source_tree = gittree::source_tree_id(head.iter().map(|(p, c)| (p.as_str(), &**c)));
     assert_eq!(receipt["git_tree"], source_tree.to_string());
 
     // Allowed by glob: kept.

@@ -3,7 +3,6 @@
 // Each libFuzzer binary uses one target only.
 #![allow(dead_code)]
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use gatebench::corpus::fixture::FixtureFile;
@@ -79,10 +78,10 @@ pub fn report_v1(data: &[u8]) {
 /// bytes (the first piece names nothing; pieces are files `a`, `b`, `specs/x/r`, `src/c`).
 pub fn placeholder(data: &[u8]) {
     let names = ["a", "b", "specs/x/r", "src/c"];
-    let files: BTreeMap<String, Vec<u8>> = data
+    let files: gatebench::corpus::Files = data
         .split(|b| *b == 0)
         .zip(names)
-        .map(|(content, name)| (name.to_owned(), content.to_vec()))
+        .map(|(content, name)| (name.to_owned(), gatebench::corpus::Blob::from(content)))
         .collect();
     for (path, content) in &files {
         if let Ok(text) = std::str::from_utf8(content) {
@@ -93,7 +92,7 @@ pub fn placeholder(data: &[u8]) {
     let mut known = Known::default();
     known.commits.insert(Stage::Base, "0".repeat(40));
     known.trees.insert(Stage::Base, "1".repeat(40));
-    let _ = placeholder::resolve(&files, &BTreeMap::new(), &known);
+    let _ = placeholder::resolve(&files, &gatebench::corpus::Files::new(), &known);
 }
 
 /// A results.json file.

@@ -210,12 +210,12 @@ mod tests {
         assert!(check_fixture(&omission, Some(golden)).is_empty());
         omission.states.head.insert(
             "src/note.py".into(),
-            b"x = 1\n# the state file is missing on purpose\n".to_vec(),
+            b"x = 1\n# the state file is missing on purpose\n"[..].into(),
         );
         omission
             .states
             .head
-            .insert("NOTES.md".into(), b"Planted here.\n".to_vec());
+            .insert("NOTES.md".into(), b"Planted here.\n"[..].into());
         let problems = check_fixture(&omission, Some(golden));
         assert!(
             problems
@@ -239,7 +239,7 @@ mod tests {
         omission
             .states
             .head
-            .insert("src/note.py".into(), b"state = 'missing'\n".to_vec());
+            .insert("src/note.py".into(), b"state = 'missing'\n"[..].into());
         omission.states.head.remove("NOTES.md");
         assert!(check_fixture(&omission, Some(golden)).is_empty());
     }

@@ -17,8 +17,7 @@ use crate::corpus::yaml;
 use crate::error::{Error, Position};
 use gatebench_report::Verdict;
 
-/// Repository path -> file content.
-pub type Files = BTreeMap<String, Vec<u8>>;
+pub use crate::corpus::files::{Blob, Files};
 
 /// File name suffix that keeps repository-like names (`Cargo.toml`) inert inside this project;
 /// it is removed when a fixture is materialized.
@@ -694,9 +693,15 @@ fn apply_layer(ctx: &Ctx, what: &str, mut files: Files, layer: &Layer) -> Result
     for path in &layer.delete {
         check_repo_path(path).map_err(|e| ctx.err("delete", path, e))?;
         let prefix = format!("{path}/");
-        let before = files.len();
-        files.retain(|p, _| p != path && !p.starts_with(&prefix));
-        if files.len() == before {
+        let doomed: Vec<String> = files
+            .keys()
+            .filter(|p| *p == path || p.starts_with(&prefix))
+            .cloned()
+            .collect();
+        for p in &doomed {
+            files.remove(p);
+        }
+        if doomed.is_empty() {
             return Err(ctx.err(
                 "delete",
                 path,
@@ -799,7 +804,7 @@ fn read_tree(ctx: &Ctx, key: &str, dir: &str) -> Result<Files, Error> {
                 if total > MAX_TREE_BYTES {
                     return Err(ctx.err(key, dir, format!("`{dir}` holds more than {MAX_TREE_BYTES} bytes; the limit is {MAX_TREE_BYTES}")));
                 }
-                if files.insert(repo_path.clone(), content).is_some() {
+                if files.insert(repo_path.clone(), content.into()).is_some() {
                     return Err(Error::invalid(
                         &path,
                         format!("two files become `{repo_path}` once `{DISARM_SUFFIX}` is removed"),
@@ -823,5 +828,51 @@ fn hash_files(hasher: &mut Sha256, files: &Files) {
         hasher.update(path.as_bytes());
         hasher.update((content.len() as u64).to_le_bytes());
         hasher.update(content);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bundled corpus: every omission fixture holds its golden's base tree itself (not a copy),
+    /// and every file a layer leaves unchanged is the golden's content, not a second copy of it:
+    /// the corpus's memory grows with what fixtures plant, not with their number.
+    #[test]
+    fn omission_fixtures_share_their_goldens_trees_and_contents() {
+        let corpus = load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"))
+            .expect("the bundled corpus loads");
+        let mut shared_files = 0;
+        for f in corpus.fixtures.iter().filter(|f| !f.is_golden()) {
+            let golden = corpus.get(f.golden.as_deref().unwrap()).unwrap();
+            assert!(
+                f.states.base.ptr_eq(&golden.states.base),
+                "{}: its base tree is a copy of its golden's",
+                f.id
+            );
+            let pairs = [
+                (Some(&f.states.head), Some(&golden.states.head)),
+                (f.states.staged.as_ref(), golden.states.staged.as_ref()),
+                (f.states.unstaged.as_ref(), golden.states.unstaged.as_ref()),
+            ];
+            for (mine, theirs) in pairs {
+                let (Some(mine), Some(theirs)) = (mine, theirs) else {
+                    continue;
+                };
+                for (path, content) in mine {
+                    if let Some(golden_content) = theirs.get(path) {
+                        if content == golden_content {
+                            assert!(
+                                Blob::ptr_eq(content, golden_content),
+                                "{}: {path} equals its golden's but is a copy",
+                                f.id
+                            );
+                            shared_files += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(shared_files > 1000, "only {shared_files} shared files");
     }
 }

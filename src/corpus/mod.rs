@@ -1,6 +1,7 @@
 //! The corpus: the fixture and scenario formats, strict YAML, placeholders, and loading the
 //! fixtures into composed, in-memory file trees.
 
+pub mod files;
 pub mod fixture;
 pub mod hash;
 pub mod hygiene;
@@ -12,4 +13,4 @@ pub mod scenario;
 pub mod taxonomy;
 pub mod yaml;
 
-pub use loader::{load, Corpus, Files, Fixture};
+pub use loader::{load, Blob, Corpus, Files, Fixture};

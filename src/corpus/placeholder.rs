@@ -1,12 +1,14 @@
 //! Placeholders in fixture files (`{{gatebench:KIND[:ARG]}}`): checked when a fixture loads, filled
 //! when it is materialized, so that receipts and approvals bind to real commit, tree and file ids.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use regex::Regex;
 
 use gatebench_gittree as gittree;
+
+use crate::corpus::files::{Blob, Files};
 
 /// A layer of a materialized repository, in the order they are built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -147,7 +149,7 @@ pub fn check_file(
     stage: Stage,
     path: &str,
     text: &str,
-    files: &BTreeMap<String, Vec<u8>>,
+    files: &Files,
     has_stage: &dyn Fn(Stage) -> bool,
 ) -> Result<(), (usize, String)> {
     for (line, placeholder) in scan(text)? {
@@ -245,11 +247,7 @@ pub const MAX_PLACEHOLDER_DEPTH: usize = 64;
 /// and are carried over unchanged: they keep the bytes they were given then (a receipt written in
 /// `head` stays bound to head's tree when a later layer edits the code). Errors name the file.
 /// Cycles and chains deeper than [`MAX_PLACEHOLDER_DEPTH`] are errors.
-pub fn resolve(
-    files: &BTreeMap<String, Vec<u8>>,
-    carried: &BTreeMap<String, Vec<u8>>,
-    known: &Known,
-) -> Result<BTreeMap<String, Vec<u8>>, String> {
+pub fn resolve(files: &Files, carried: &Files, known: &Known) -> Result<Files, String> {
     let mut resolver = Resolver {
         files,
         known,
@@ -262,7 +260,7 @@ pub fn resolve(
         source_tree: None,
         diff_sha256: None,
     };
-    let mut out = BTreeMap::new();
+    let mut out = Files::new();
     for path in files.keys() {
         resolver.file(path)?;
         // Cloned, not moved: the source tree of a later file may still need this one's bytes.
@@ -272,10 +270,10 @@ pub fn resolve(
 }
 
 struct Resolver<'a> {
-    files: &'a BTreeMap<String, Vec<u8>>,
+    files: &'a Files,
     known: &'a Known,
     /// Resolved contents (and carried files).
-    done: HashMap<String, Vec<u8>>,
+    done: HashMap<String, Blob>,
     /// sha256 of resolved files, computed once however many placeholders name them.
     digests: HashMap<String, String>,
     /// The files being resolved, outermost first: the chain a cycle or a too-deep chain reports.
@@ -339,7 +337,7 @@ impl<'a> Resolver<'a> {
         let bytes = result.into_bytes();
         self.digests
             .insert(path.to_owned(), gittree::sha256_hex(&bytes));
-        self.done.insert(path.to_owned(), bytes);
+        self.done.insert(path.to_owned(), bytes.into());
         Ok(())
     }
 
@@ -428,7 +426,7 @@ impl<'a> Resolver<'a> {
         let id = gittree::tree_id(
             resolved
                 .iter()
-                .map(|p| (*p, self.done.get(*p).map_or(&[][..], Vec::as_slice))),
+                .map(|p| (*p, self.done.get(*p).map_or(&[][..], |c| &**c))),
         )
         .to_string();
         self.source_tree = Some(id.clone());
@@ -443,7 +441,7 @@ impl<'a> Resolver<'a> {
         let current: Vec<(&str, git2::Oid)> = resolved
             .iter()
             .map(|p| {
-                let content = self.done.get(*p).map_or(&[][..], Vec::as_slice);
+                let content = self.done.get(*p).map_or(&[][..], |c| &**c);
                 (*p, gittree::blob_id(content))
             })
             .collect();
@@ -457,9 +455,9 @@ impl<'a> Resolver<'a> {
 mod tests {
     use super::*;
 
-    fn files(list: &[(&str, &str)]) -> BTreeMap<String, Vec<u8>> {
+    fn files(list: &[(&str, &str)]) -> Files {
         list.iter()
-            .map(|(p, c)| (p.to_string(), c.as_bytes().to_vec()))
+            .map(|(p, c)| (p.to_string(), Blob::from(c.as_bytes())))
             .collect()
     }
 
@@ -473,11 +471,11 @@ mod tests {
                 "{{gatebench:source-tree}} {{gatebench:sha256:specs/x/log}}",
             ),
         ]);
-        let out = resolve(&f, &BTreeMap::new(), &Known::default()).unwrap();
+        let out = resolve(&f, &Files::new(), &Known::default()).unwrap();
         let tree = gittree::tree_id([("src/a.py", b"print(1)\n".as_slice())]).to_string();
         let want = format!("{tree} {}", gittree::sha256_hex(b"ok\n"));
         assert_eq!(
-            String::from_utf8(out["specs/x/r.json"].clone()).unwrap(),
+            String::from_utf8(out["specs/x/r.json"].to_vec()).unwrap(),
             want
         );
     }
@@ -489,9 +487,9 @@ mod tests {
             ("a.py", "print(1)\n"),
             ("specs/x/r.json", "{{gatebench:source-tree}}"),
         ]);
-        let out = resolve(&f, &BTreeMap::new(), &Known::default()).unwrap();
+        let out = resolve(&f, &Files::new(), &Known::default()).unwrap();
         let tree = gittree::tree_id([("a.py", b"print(1)\n".as_slice())]).to_string();
-        assert_eq!(out["specs/x/r.json"], tree.as_bytes());
+        assert_eq!(&*out["specs/x/r.json"], tree.as_bytes());
     }
 
     #[test]
@@ -500,36 +498,40 @@ mod tests {
             ("a", "{{gatebench:sha256:b}}"),
             ("b", "{{gatebench:sha256:a}}"),
         ]);
-        assert!(resolve(&f, &BTreeMap::new(), &Known::default())
+        assert!(resolve(&f, &Files::new(), &Known::default())
             .unwrap_err()
             .contains("cycle"));
     }
 
     #[test]
     fn a_long_sha256_chain_is_an_error_not_a_stack_overflow() {
-        let mut f = BTreeMap::new();
+        let mut f = Files::new();
         for i in 0..5000 {
             f.insert(
                 format!("f{i}"),
-                format!("{{{{gatebench:sha256:f{}}}}}", i + 1).into_bytes(),
+                format!("{{{{gatebench:sha256:f{}}}}}", i + 1)
+                    .into_bytes()
+                    .into(),
             );
         }
-        f.insert("f5000".into(), b"end".to_vec());
-        let err = resolve(&f, &BTreeMap::new(), &Known::default()).unwrap_err();
+        f.insert("f5000".into(), b"end"[..].into());
+        let err = resolve(&f, &Files::new(), &Known::default()).unwrap_err();
         assert!(err.contains("more than 64 files"), "{err}");
         // A chain within the limit resolves.
-        let mut short = BTreeMap::new();
+        let mut short = Files::new();
         for i in 0..MAX_PLACEHOLDER_DEPTH - 1 {
             short.insert(
                 format!("f{i:03}"),
-                format!("{{{{gatebench:sha256:f{:03}}}}}", i + 1).into_bytes(),
+                format!("{{{{gatebench:sha256:f{:03}}}}}", i + 1)
+                    .into_bytes()
+                    .into(),
             );
         }
         short.insert(
             format!("f{:03}", MAX_PLACEHOLDER_DEPTH - 1),
-            b"end".to_vec(),
+            b"end"[..].into(),
         );
-        assert!(resolve(&short, &BTreeMap::new(), &Known::default()).is_ok());
+        assert!(resolve(&short, &Files::new(), &Known::default()).is_ok());
     }
 
     #[test]
@@ -548,7 +550,7 @@ mod tests {
         ]);
         let carried = files(&[("specs/x/r.json", "bound-to-head")]);
         let out = resolve(&f, &carried, &Known::default()).unwrap();
-        assert_eq!(out["specs/x/r.json"], b"bound-to-head");
+        assert_eq!(&*out["specs/x/r.json"], b"bound-to-head");
     }
 
     #[test]
@@ -605,20 +607,20 @@ mod tests {
             ("src/a.py", "2\n"),
             ("specs/x/r.json", "{{gatebench:diff-sha256}}"),
         ]);
-        let out = resolve(&f, &BTreeMap::new(), &known).unwrap();
+        let out = resolve(&f, &Files::new(), &known).unwrap();
         let zero = "0".repeat(40);
         let manifest = format!(
             "{base_a} {} src/a.py\n{base_a} {zero} src/gone.py\n",
             gittree::blob_id(b"2\n")
         );
         assert_eq!(
-            String::from_utf8(out["specs/x/r.json"].clone()).unwrap(),
+            String::from_utf8(out["specs/x/r.json"].to_vec()).unwrap(),
             format!("sha256:{}", gittree::sha256_hex(manifest.as_bytes()))
         );
         // The base layer is compared with itself: an empty diff.
-        let out = resolve(&f, &BTreeMap::new(), &Known::default()).unwrap();
+        let out = resolve(&f, &Files::new(), &Known::default()).unwrap();
         assert_eq!(
-            String::from_utf8(out["specs/x/r.json"].clone()).unwrap(),
+            String::from_utf8(out["specs/x/r.json"].to_vec()).unwrap(),
             format!("sha256:{}", gittree::sha256_hex(b""))
         );
     }

@@ -189,10 +189,10 @@ impl<'g> Ledger<'g> {
     fn resolved(&self, path: &str, depth: u32) -> Option<Vec<u8>> {
         let content = self.files.get(path)?;
         let Ok(text) = std::str::from_utf8(content) else {
-            return Some(content.clone());
+            return Some(content.to_vec());
         };
         if !text.contains("{{gatebench:") {
-            return Some(content.clone());
+            return Some(content.to_vec());
         }
         if depth > 8 {
             return None;

@@ -5,7 +5,7 @@ use sha2::{Digest, Sha256};
 
 use crate::corpus::fixture::{ExpectedRounds, LayerName};
 use crate::corpus::loader::{Expectation, FixState, States};
-use crate::corpus::{Files, Fixture};
+use crate::corpus::{Blob, Files, Fixture};
 use crate::mutate::ledger::final_files;
 use crate::mutate::operator::{Operator, Planted};
 use gatebench_report::Verdict;
@@ -153,12 +153,19 @@ pub fn build(
 /// in an earlier layer (docs/FIXTURES.md), and a fix must re-bind its receipts to the fixed tree, as
 /// an agent re-running its checks after the fix would.
 fn rebind(mut files: Files, previous: &Files) -> Files {
-    for (path, content) in files.iter_mut() {
-        if previous.get(path) == Some(content) && content.windows(12).any(|w| w == b"{{gatebench:")
-        {
-            content.push(b'\n');
-        }
-    }
+    let rebound: Vec<(String, Blob)> = files
+        .iter()
+        .filter(|(path, content)| {
+            previous.get(*path) == Some(*content)
+                && content.windows(12).any(|w| w == b"{{gatebench:")
+        })
+        .map(|(path, content)| {
+            let mut again = content.to_vec();
+            again.push(b'\n');
+            (path.clone(), again.into())
+        })
+        .collect();
+    files.extend(rebound);
     files
 }
 
@@ -173,8 +180,7 @@ fn final_files_of(states: &States) -> &Files {
 /// The tree ids of the composed layers (head, staged, unstaged; a layer a fixture lacks is the one
 /// before it), as git would give them: equal ids are equal repositories.
 fn layer_trees(states: &States) -> [git2::Oid; 3] {
-    let tree =
-        |f: &Files| gatebench_gittree::tree_id(f.iter().map(|(p, c)| (p.as_str(), c.as_slice())));
+    let tree = |f: &Files| gatebench_gittree::tree_id(f.iter().map(|(p, c)| (p.as_str(), &**c)));
     let head = tree(&states.head);
     let staged = states.staged.as_ref().map_or(head, tree);
     let unstaged = states.unstaged.as_ref().map_or(staged, tree);

@@ -3,7 +3,7 @@
 
 use crate::corpus::fixture::{ExpectedRounds, LayerName, LocusEntry};
 use crate::corpus::taxonomy::Kind;
-use crate::corpus::Files;
+use crate::corpus::{Blob, Files};
 use crate::mutate::ledger::Ledger;
 
 /// The families of issue 12, for grouping and per-family metrics.
@@ -110,7 +110,8 @@ impl Planted {
     }
 
     pub fn write(mut self, path: &str, content: impl Into<Vec<u8>>) -> Planted {
-        self.write.insert(path.to_owned(), content.into());
+        self.write
+            .insert(path.to_owned(), Blob::from(content.into()));
         self
     }
 

@@ -294,11 +294,13 @@ pub fn render(results: &RunResults) -> Result<String> {
     render_with(results, &Views::new(), false)
 }
 
-fn trial_views(results: &RunResults, views: &Views, linked: bool) -> TrialViews {
+fn trial_views(results: &RunResults, views: &Views, linked: bool) -> Result<TrialViews> {
     let cases = results
         .trials
         .iter()
         .map(|t| {
+            // One trial's reports at a time, read back from the run's objects.
+            let t = &*crate::output::objects::resolved(results.objects.as_ref(), t)?;
             let case = trial_logs::case_of(results, t);
             let view = TrialView {
                 fixture: t.fixture.clone(),
@@ -309,9 +311,9 @@ fn trial_views(results: &RunResults, views: &Views, linked: bool) -> TrialViews 
                 attempts: t.attempts.len(),
                 rounds: trial_logs::rounds_view(t, views.get(&t.fixture)),
             };
-            (case, view)
+            Ok((case, view))
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let fixtures = results
         .fixtures
         .iter()
@@ -328,7 +330,7 @@ fn trial_views(results: &RunResults, views: &Views, linked: bool) -> TrialViews 
             (f.id.clone(), planted)
         })
         .collect();
-    TrialViews { cases, fixtures }
+    Ok(TrialViews { cases, fixtures })
 }
 
 /// Renders the run as one self-contained HTML file, with what each fixture planted (`views`,
@@ -450,7 +452,7 @@ pub fn render_with(results: &RunResults, views: &Views, linked: bool) -> Result<
         },
         noise: summary::noise_line(m),
         linked,
-        trial_views: trial_views(results, views, linked),
+        trial_views: trial_views(results, views, linked)?,
         mutation: crate::output::mutation_html::section(results),
     };
     let mut context = Value::from(Serde(&context));

@@ -115,6 +115,23 @@ impl Store {
     }
 }
 
+/// `trial` with what it holds by reference read back from `store` (a copy, dropped by the caller
+/// when done: a run's outputs resolve one trial at a time, never the whole run at once), or
+/// `trial` itself when it holds no references or there is no store.
+pub fn resolved<'a>(
+    store: Option<&Store>,
+    trial: &'a TrialRecord,
+) -> Result<std::borrow::Cow<'a, TrialRecord>> {
+    match store {
+        Some(store) if has_references(trial) => {
+            let mut full = trial.clone();
+            store.resolve(&mut full)?;
+            Ok(std::borrow::Cow::Owned(full))
+        }
+        _ => Ok(std::borrow::Cow::Borrowed(trial)),
+    }
+}
+
 /// Whether a trial holds something by reference that is not restored.
 pub fn has_references(trial: &TrialRecord) -> bool {
     trial.rounds.iter().any(|r| {

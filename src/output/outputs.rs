@@ -48,21 +48,11 @@ pub fn write_all_with(dir: &Path, results: &mut RunResults, views: Option<&Views
         results.fixture_trials = fixture_trials;
     }
     written?;
-    // The trial logs and the HTML trial view show every round's report: they read a copy with
-    // the references resolved (the record on disk keeps the references).
-    let resolved = match views {
-        Some(views) => {
-            let mut full = results.clone();
-            if let Some(store) = &results.objects {
-                for trial in &mut full.trials {
-                    store.resolve(trial)?;
-                }
-            }
-            trial_logs::write(dir, &full, views)?;
-            Some(full)
-        }
-        None => None,
-    };
+    // The trial logs and the HTML trial view show every round's report: each reads one trial's
+    // back from the objects at a time (the record on disk keeps the references).
+    if let Some(views) = views {
+        trial_logs::write(dir, results, views)?;
+    }
     let linked = views.is_some();
     atomic::write_atomic(
         &dir.join("summary.md"),
@@ -72,12 +62,7 @@ pub fn write_all_with(dir: &Path, results: &mut RunResults, views: Option<&Views
     let none = Views::new();
     atomic::write_atomic(
         &dir.join("report.html"),
-        html::render_with(
-            resolved.as_ref().unwrap_or(results),
-            views.unwrap_or(&none),
-            linked,
-        )?
-        .as_bytes(),
+        html::render_with(results, views.unwrap_or(&none), linked)?.as_bytes(),
     )?;
     Ok(())
 }

@@ -25,12 +25,16 @@ fn text_of(bytes: &[u8]) -> Option<&str> {
 /// A unified diff of every file that differs between two trees, `--- a/PATH` / `+++ b/PATH`.
 pub fn diff_trees(from: &Files, to: &Files) -> String {
     let mut out = String::new();
-    let paths: std::collections::BTreeSet<&String> = from.keys().chain(to.keys()).collect();
-    for path in paths {
-        let (a, b) = (from.get(path), to.get(path));
-        if a == b {
-            continue;
-        }
+    // The persistent maps' own diff: subtrees the two trees share are skipped unread.
+    for item in from.diff(to) {
+        let (path, a, b) = match item {
+            imbl::ordmap::DiffItem::Add(path, b) => (path, None, Some(b)),
+            imbl::ordmap::DiffItem::Update {
+                old: (path, a),
+                new: (_, b),
+            } => (path, Some(a), Some(b)),
+            imbl::ordmap::DiffItem::Remove(path, a) => (path, Some(a), None),
+        };
         let _ = writeln!(
             out,
             "--- {}\n+++ {}",
@@ -54,8 +58,8 @@ pub fn diff_trees(from: &Files, to: &Files) -> String {
                 let _ = writeln!(
                     out,
                     "binary file: {} -> {} bytes",
-                    a.map_or(0, Vec::len),
-                    b.map_or(0, Vec::len)
+                    a.map_or(0, |c| c.len()),
+                    b.map_or(0, |c| c.len())
                 );
             }
         }
@@ -289,7 +293,23 @@ fn process_facts(p: &gatebench_process::ProcessRecord) -> ProcessFacts<'_> {
 
 /// Writes `trials/<case>/` for every trial of `results` under `run_dir`.
 pub fn write(run_dir: &Path, results: &RunResults, views: &Views) -> Result<()> {
-    for trial in &results.trials {
+    use rayon::prelude::*;
+    results
+        .trials
+        .par_iter()
+        .try_for_each(|trial| write_one(run_dir, results, views, trial))
+}
+
+/// The log folder of one trial, its reports read back from the run's objects (one trial's at a
+/// time: memory does not grow with the run).
+fn write_one(
+    run_dir: &Path,
+    results: &RunResults,
+    views: &Views,
+    trial: &TrialRecord,
+) -> Result<()> {
+    {
+        let trial = &*crate::output::objects::resolved(results.objects.as_ref(), trial)?;
         let case = case_of(results, trial);
         let dir = run_dir.join(TRIALS).join(&case);
         std::fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;

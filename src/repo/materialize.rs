@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use git2::{IndexEntry, IndexTime, ObjectType, Oid, Repository};
 
 use crate::corpus::placeholder::{self, Known, Stage};
-use crate::corpus::{Files, Fixture};
+use crate::corpus::{Blob, Files, Fixture};
 use crate::error::{Error, Result};
 use crate::repo::pack::Pack;
 use gatebench_gittree as gittree;
@@ -121,7 +121,7 @@ pub fn tree_files(repo: &Repository, tree: Oid) -> Result<Files> {
         match repo.find_blob(entry.id()) {
             Ok(blob) => {
                 let name = String::from_utf8_lossy(entry.name_bytes());
-                files.insert(format!("{dir}{name}"), blob.content().to_vec());
+                files.insert(format!("{dir}{name}"), Blob::from(blob.content()));
                 git2::TreeWalkResult::Ok
             }
             Err(e) => {
@@ -319,8 +319,7 @@ pub fn materialize(fixture: &Fixture, dir: &Path) -> Result<Materialized> {
         index
             .write()
             .map_err(|e| Error::git("write the index", e))?;
-        let source =
-            gittree::source_tree_id(staged.iter().map(|(p, c)| (p.as_str(), c.as_slice())));
+        let source = gittree::source_tree_id(staged.iter().map(|(p, c)| (p.as_str(), &**c)));
         known.source_trees.insert(Stage::Staged, source.to_string());
         let diff = known.diff_sha256_of(
             staged
@@ -404,10 +403,7 @@ fn stat_entry(path: &str, id: Oid, meta: &std::fs::Metadata) -> IndexEntry {
     entry
 }
 
-fn write_files<'a>(
-    dir: &Path,
-    files: impl Iterator<Item = (&'a String, &'a Vec<u8>)>,
-) -> Result<()> {
+fn write_files<'a>(dir: &Path, files: impl Iterator<Item = (&'a String, &'a Blob)>) -> Result<()> {
     for (path, content) in files {
         let target = dir.join(path);
         if let Some(parent) = target.parent() {
@@ -666,7 +662,7 @@ mod tests {
         let f = fixture("wordcount-cli");
         let mut m = materialize(f, &dir.path().join("repo")).unwrap();
         let mut files = m.current_raw.clone();
-        files.insert("NOTES.md".to_owned(), b"fixed\n".to_vec());
+        files.insert("NOTES.md".to_owned(), b"fixed\n"[..].into());
         let id = m.apply_fix(f, 1, &files).unwrap();
         let repo = Repository::open(&m.work_dir).unwrap();
         let commit = repo.head().unwrap().peel_to_commit().unwrap();

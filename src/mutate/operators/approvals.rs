@@ -57,7 +57,7 @@ fn edit_approved(l: &Ledger) -> Vec<Site> {
                         append_line(content, "\nOne more constraint, added after approval.")
                     }
                     _ => {
-                        let mut c = content.clone();
+                        let mut c = content.to_vec();
                         let at = c.iter().position(|b| *b == b'\n').unwrap_or(c.len());
                         c.insert(at, b' ');
                         c

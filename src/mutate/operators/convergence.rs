@@ -57,7 +57,7 @@ fn unrequested(l: &Ledger) -> Vec<Site> {
                 _ => return Some(Site::unviable(site_id(&[&path]), "no public function syntax known for this file")),
             };
             let start = line_count(content) + 2;
-            let mut new = content.clone();
+            let mut new = content.to_vec();
             new.extend_from_slice(added.as_bytes());
             let end = line_count(&new);
             Some(Site::ok(site_id(&[&path]), Planted::head(format!("{path} gained a public function no obligation asked for"))

@@ -150,7 +150,7 @@ fn lint(l: &Ledger) -> Vec<Site> {
         .into_iter()
         .filter(|p| p.ends_with(".py") && l.files.contains_key(p))
         .map(|path| {
-            let mut c = l.files[&path].clone();
+            let mut c = l.files[&path].to_vec();
             let at = c.iter().position(|b| *b == b'\n').unwrap_or(c.len());
             c.insert(at, b' ');
             Site::ok(
@@ -266,11 +266,11 @@ fn point_sites(l: &Ledger, twice: bool) -> Vec<Site> {
                 if twice {
                     let golden = final_files(l.golden);
                     let mut miss: Files = golden.clone();
-                    miss.insert(file.clone(), content);
+                    miss.insert(file.clone(), content.into());
                     if let Some(readme) = golden.get("README.md") {
                         miss.insert(
                             "README.md".into(),
-                            append_line(readme, "Tests are run with `sh scripts/test.sh`."),
+                            append_line(readme, "Tests are run with `sh scripts/test.sh`.").into(),
                         );
                     }
                     p.fixes = Some(vec![miss, golden.clone()]);
