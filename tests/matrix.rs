@@ -448,3 +448,30 @@ fn an_interrupted_matrix_run_leaves_nothing_not_even_a_finished_pipeline() {
     );
     assert_eq!(left_in(&reports), Vec::<String>::new());
 }
+
+/// `scenarios/matrix.yaml` runs the stripped gate with `scenarios/stripped-gate.yaml`'s mapping
+/// (the README compares their figures): the two copies of the mapping must not drift apart.
+#[test]
+fn the_bundled_matrix_types_the_stripped_gate_as_its_own_scenario_does() {
+    let read = |name: &str| -> yaml_serde::Value {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scenarios")
+            .join(name);
+        yaml_serde::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let alone = read("stripped-gate.yaml");
+    let matrix = read("matrix.yaml");
+    let in_matrix = matrix["pipelines"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"].as_str() == Some("stripped"))
+        .expect("a `stripped` pipeline in matrix.yaml");
+    let mapping = &alone["pipeline"]["kinds"];
+    assert!(mapping.as_sequence().is_some_and(|k| !k.is_empty()));
+    assert_eq!(&in_matrix["pipeline"]["kinds"], mapping);
+    assert_eq!(
+        in_matrix["pipeline"]["command"],
+        alone["pipeline"]["command"]
+    );
+}
