@@ -342,6 +342,19 @@ fn a_fixer_runs_between_rounds_with_the_last_report_and_its_changes_are_committe
     assert_eq!(first.fixer.as_ref().unwrap().exit_code, Some(0));
     assert!(first.fix_commit.is_some());
     assert_eq!(t.commits.get("fix1"), first.fix_commit.as_ref());
+    // What the fixer changed is kept: the file it created, as a diff against the tree before.
+    let diff = first.fix_diff.as_deref().expect("the fixer's diff");
+    assert!(diff.contains("--- /dev/null\n+++ b/FIXED\n"), "{diff}");
+    assert!(diff.contains("+fixed\n"), "{diff}");
+    assert_eq!(
+        diff.matches("+++ ").count(),
+        1,
+        "only FIXED changed: {diff}"
+    );
+    assert!(
+        t.rounds[1].fix_diff.is_none(),
+        "no fixer ran after the passing round"
+    );
     // The fixer's change is not the verifier's: the read-only check stays quiet.
     assert!(!t.modified_repo, "{:?}", t.modified_paths);
     // Cost: two verifier rounds (100 + 100 tokens in) and one fixer run (50).
@@ -352,6 +365,45 @@ fn a_fixer_runs_between_rounds_with_the_last_report_and_its_changes_are_committe
     // The same fixer gives the same commit on every run: the harness commits deterministically.
     let again = run_script("fails-until-fixed.sh", &extra, "max_rounds: 3");
     assert_eq!(trial(&again, GOLDEN).commits, t.commits);
+}
+
+/// The external fixer's diff lands in the trial's log folder beside the round's report, as a
+/// scripted fix's does.
+#[test]
+fn an_external_fixers_diff_is_in_the_trial_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = format!(
+        "  command: [sh, {}]\n  timeout_secs: 20\n  fixer:\n    command: [sh, {}]\n    timeout_secs: 20\n",
+        pipelines().join("fails-until-fixed.sh").display(),
+        pipelines().join("fixer-touch.sh").display()
+    );
+    let s = scenario(dir.path(), &pipeline, "max_rounds: 3", None);
+    let finished = execute::execute(
+        &options(s, &dir.path().join("reports"), &[OMISSION], false),
+        &|_, _, _| {},
+    )
+    .unwrap();
+    let logs: Vec<PathBuf> = std::fs::read_dir(finished.dir.join("trials"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("round-1.fix.diff").is_file())
+        .collect();
+    // The verifier fails both repositories (the omission fixture and its golden) until FIXED
+    // exists: both trials were fixed after round 1, and each log holds the fixer's diff.
+    assert_eq!(logs.len(), 2, "{logs:?}");
+    for log in &logs {
+        let diff = std::fs::read_to_string(log.join("round-1.fix.diff")).unwrap();
+        assert!(
+            diff.contains("+++ b/FIXED\n") && diff.contains("+fixed\n"),
+            "{diff}"
+        );
+    }
+    // results.json keeps a reference, not the diff: the object store holds it.
+    let text = std::fs::read_to_string(finished.dir.join("results.json")).unwrap();
+    assert!(
+        text.contains("\"fix_diff_ref\"") && !text.contains("+fixed"),
+        "{text}"
+    );
 }
 
 #[test]

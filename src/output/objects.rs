@@ -94,6 +94,10 @@ impl Store {
                 round.fixer_ref = Some(self.put(fixer)?);
                 round.fixer = None;
             }
+            if let Some(diff) = &round.fix_diff {
+                round.fix_diff_ref = Some(self.put(diff)?);
+                round.fix_diff = None;
+            }
         }
         Ok(())
     }
@@ -109,6 +113,9 @@ impl Store {
             }
             if let (None, Some(hash)) = (&round.fixer, &round.fixer_ref) {
                 round.fixer = Some(self.get(hash)?);
+            }
+            if let (None, Some(hash)) = (&round.fix_diff, &round.fix_diff_ref) {
+                round.fix_diff = Some(self.get(hash)?);
             }
         }
         Ok(())
@@ -138,6 +145,7 @@ pub fn has_references(trial: &TrialRecord) -> bool {
         (r.report.is_none() && r.report_ref.is_some())
             || (r.process.is_none() && r.process_ref.is_some())
             || (r.fixer.is_none() && r.fixer_ref.is_some())
+            || (r.fix_diff.is_none() && r.fix_diff_ref.is_some())
     })
 }
 

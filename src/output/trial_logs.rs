@@ -4,8 +4,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Serialize;
-use similar::TextDiff;
-use std::fmt::Write;
 
 use crate::corpus::fixture::LocusEntry;
 use crate::corpus::{Corpus, Files, Fixture};
@@ -15,57 +13,7 @@ use crate::score::locus;
 use crate::score::record::{Attempt, TrialRecord};
 use gatebench_report::Finding;
 
-/// Lines of context around each change in the diffs.
-const CONTEXT: usize = 2;
-
-fn text_of(bytes: &[u8]) -> Option<&str> {
-    std::str::from_utf8(bytes).ok()
-}
-
-/// A unified diff of every file that differs between two trees, `--- a/PATH` / `+++ b/PATH`.
-pub fn diff_trees(from: &Files, to: &Files) -> String {
-    let mut out = String::new();
-    // The persistent maps' own diff: subtrees the two trees share are skipped unread.
-    for item in from.diff(to) {
-        let (path, a, b) = match item {
-            imbl::ordmap::DiffItem::Add(path, b) => (path, None, Some(b)),
-            imbl::ordmap::DiffItem::Update {
-                old: (path, a),
-                new: (_, b),
-            } => (path, Some(a), Some(b)),
-            imbl::ordmap::DiffItem::Remove(path, a) => (path, Some(a), None),
-        };
-        let _ = writeln!(
-            out,
-            "--- {}\n+++ {}",
-            a.map_or("/dev/null".to_owned(), |_| format!("a/{path}")),
-            b.map_or("/dev/null".to_owned(), |_| format!("b/{path}"))
-        );
-        let (ta, tb) = (
-            a.map_or(Some(""), |x| text_of(x)),
-            b.map_or(Some(""), |x| text_of(x)),
-        );
-        match (ta, tb) {
-            (Some(ta), Some(tb)) => {
-                let diff = TextDiff::from_lines(ta, tb);
-                let body = diff.unified_diff().context_radius(CONTEXT).to_string();
-                out.push_str(&body);
-                if !body.ends_with('\n') && !body.is_empty() {
-                    out.push('\n');
-                }
-            }
-            _ => {
-                let _ = writeln!(
-                    out,
-                    "binary file: {} -> {} bytes",
-                    a.map_or(0, |c| c.len()),
-                    b.map_or(0, |c| c.len())
-                );
-            }
-        }
-    }
-    out
-}
+pub use crate::corpus::files::diff as diff_trees;
 
 /// The folder of trial logs in a run's folder.
 pub const TRIALS: &str = "trials";
@@ -203,11 +151,13 @@ pub fn rounds_view(trial: &TrialRecord, view: Option<&FixtureView>) -> Vec<Round
                     Err(_) => unreadable += 1,
                 }
             }
+            // A scripted fix's diff is the fixture's; an external fixer's was taken when its
+            // changes were committed.
             let fix_diff = if r.fix_commit.is_some() && r.fixer.is_none() {
                 view.and_then(|v| v.fix_diffs.iter().find(|(after, _)| *after == r.round))
                     .map(|(_, d)| d.clone())
             } else {
-                None
+                r.fix_diff.clone()
             };
             RoundView {
                 round: r.round,

@@ -481,8 +481,9 @@ impl Materialized {
 
     /// Commits the work tree as it is now on the feature branch, as `git add -A && git commit`
     /// would (`.gitignore` respected), with the fixed author and time of fix `number`: how an
-    /// external fixer's changes are recorded. `None` when the tree is unchanged.
-    pub fn commit_work_tree(&mut self, number: u32) -> Result<Option<String>> {
+    /// external fixer's changes are recorded: the commit's id and its diff against the tree
+    /// before it. `None` when the tree is unchanged.
+    pub fn commit_work_tree(&mut self, number: u32) -> Result<Option<(String, String)>> {
         let repo =
             Repository::open(&self.work_dir).map_err(|e| Error::git("open the work tree", e))?;
         let mut index = repo.index().map_err(|e| Error::git("read the index", e))?;
@@ -524,9 +525,10 @@ impl Materialized {
         let stage = Stage::Fix(number);
         record(&mut self.known, stage, id, &stored);
         self.commits.insert(stage.name(), id.to_string());
+        let diff = crate::corpus::files::diff(&self.current, &files);
         self.current_raw = files.clone();
         self.current = files;
-        Ok(Some(id.to_string()))
+        Ok(Some((id.to_string(), diff)))
     }
 }
 

@@ -355,7 +355,12 @@ fn rounds(
                 return;
             }
             match materialized.commit_work_tree(round) {
-                Ok(commit) => round_record.fix_commit = commit,
+                Ok(commit) => {
+                    if let Some((id, diff)) = commit {
+                        round_record.fix_commit = Some(id);
+                        round_record.fix_diff = Some(diff);
+                    }
+                }
                 Err(e) => {
                     record.harness_error = Some(format!(
                         "the fixer's changes after round {round} could not be committed: {e}"

@@ -171,6 +171,14 @@ pub struct RoundRecord {
     /// The sha256 of `fixer` in the run's object store.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fixer_ref: Option<String>,
+    /// What the external fixer changed: the unified diff of the tree it left against the tree
+    /// before it (`fix_commit`'s change). Stored like `report` (`fix_diff_ref`). Scripted fixes
+    /// have none here: their diff is the fixture's own (`explain`, the trial logs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix_diff: Option<String>,
+    /// The sha256 of `fix_diff` in the run's object store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix_diff_ref: Option<String>,
     /// What the fixer reported it cost (`$GATEBENCH_FIX_COST`); absent means unknown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fix_cost: Option<Cost>,
@@ -222,6 +230,8 @@ impl RoundRecord {
             modified_paths: Vec::new(),
             fixer: None,
             fixer_ref: None,
+            fix_diff: None,
+            fix_diff_ref: None,
             fix_cost: None,
             fix_error: None,
             dimensions_run: Vec::new(),
