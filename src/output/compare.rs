@@ -260,7 +260,8 @@ pub fn compare(
     }
 }
 
-fn show_rate(r: &Option<Rate>) -> String {
+/// A rate as `0.933 [0.70, 0.99] (14/15)`, or `n/a` (also the matrix's tables).
+pub fn show_rate(r: &Option<Rate>) -> String {
     match r {
         Some(Rate {
             value: Some(v),

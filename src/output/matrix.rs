@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::output::atomic;
-use crate::output::compare::rates;
+use crate::output::compare::{rates, show_rate};
 use crate::output::junit;
 use crate::output::results::{FixtureInfo, RunResults};
 use crate::output::trial_logs;
@@ -278,19 +278,6 @@ pub fn read(path: &Path) -> Result<MatrixResults> {
             format!("not a matrix.json: {e}"),
         )
     })
-}
-
-fn show_rate(r: &Option<Rate>) -> String {
-    match r {
-        Some(Rate {
-            value: Some(v),
-            low,
-            high,
-            numerator,
-            denominator,
-        }) => format!("{v:.3} [{low:.2}, {high:.2}] ({numerator}/{denominator})"),
-        _ => "n/a".into(),
-    }
 }
 
 fn show_short(r: &Option<Rate>) -> String {

@@ -428,23 +428,33 @@ impl Drop for ObjectsTemp {
     }
 }
 
-/// A run's outputs are written into a hidden staging folder, then renamed into place.
-struct Staging(PathBuf);
+/// A run's outputs are written into a hidden staging folder, then renamed into place. The folder
+/// is registered in a slot the interrupt handler empties (a run's: `STAGING`; a matrix's: its
+/// own), and removed when dropped unless published.
+pub struct Staging {
+    dir: PathBuf,
+    slot: &'static std::sync::Mutex<Option<PathBuf>>,
+}
 
 impl Staging {
     fn register(dir: PathBuf) -> Staging {
-        *STAGING.lock().unwrap_or_else(|e| e.into_inner()) = Some(dir.clone());
-        Staging(dir)
+        Staging::register_in(&STAGING, dir)
     }
 
-    fn path(&self) -> &Path {
-        &self.0
+    /// Registers `dir` in `slot` (which the interrupt handler removes).
+    pub fn register_in(slot: &'static std::sync::Mutex<Option<PathBuf>>, dir: PathBuf) -> Staging {
+        *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(dir.clone());
+        Staging { dir, slot }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.dir
     }
 
     /// Renames the complete staging folder to `dir` (which must not exist).
-    fn publish(self, dir: &Path) -> Result<()> {
-        rename_noreplace(&self.0, dir).map_err(|e| Error::io("rename into", dir, e))?;
-        STAGING.lock().unwrap_or_else(|e| e.into_inner()).take();
+    pub fn publish(self, dir: &Path) -> Result<()> {
+        rename_noreplace(&self.dir, dir).map_err(|e| Error::io("rename into", dir, e))?;
+        self.slot.lock().unwrap_or_else(|e| e.into_inner()).take();
         Ok(())
     }
 }
@@ -452,9 +462,9 @@ impl Staging {
 impl Drop for Staging {
     fn drop(&mut self) {
         // Published: the folder is gone from here. Failed: nothing half-written stays.
-        let _ = std::fs::remove_dir_all(&self.0);
-        let mut staging = STAGING.lock().unwrap_or_else(|e| e.into_inner());
-        if staging.as_deref() == Some(self.0.as_path()) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+        let mut staging = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        if staging.as_deref() == Some(self.dir.as_path()) {
             staging.take();
         }
     }

@@ -3,7 +3,7 @@
 //! `execute::run_selected` exactly as a single run), then the matrix outputs beside them
 //! (`output/matrix.rs`). The whole folder is staged and published at once, like a single run.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Instant, SystemTime};
 
 use crate::corpus;
@@ -36,33 +36,6 @@ static STAGING: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
 pub fn remove_partial() {
     if let Some(dir) = STAGING.lock().unwrap_or_else(|e| e.into_inner()).take() {
         let _ = std::fs::remove_dir_all(dir);
-    }
-}
-
-/// The matrix run's staging folder: registered for the interrupt handler, removed when dropped
-/// unless published.
-struct Staging(PathBuf);
-
-impl Staging {
-    fn register(dir: PathBuf) -> Staging {
-        *STAGING.lock().unwrap_or_else(|e| e.into_inner()) = Some(dir.clone());
-        Staging(dir)
-    }
-
-    fn publish(self, to: &Path) -> Result<()> {
-        execute::rename_noreplace(&self.0, to).map_err(|e| Error::io("rename into", to, e))?;
-        STAGING.lock().unwrap_or_else(|e| e.into_inner()).take();
-        Ok(())
-    }
-}
-
-impl Drop for Staging {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-        let mut staging = STAGING.lock().unwrap_or_else(|e| e.into_inner());
-        if staging.as_deref() == Some(self.0.as_path()) {
-            staging.take();
-        }
     }
 }
 
@@ -137,9 +110,9 @@ fn run_all(
             return Err(Error::Interrupted);
         }
         let (run_id, dir) = execute::reserve_run_dir(&options.reports_dir, &id)?;
-        (run_id, Staging::register(dir))
+        (run_id, execute::Staging::register_in(&STAGING, dir))
     };
-    let pipelines_dir = staging.0.join(PIPELINES);
+    let pipelines_dir = staging.path().join(PIPELINES);
     std::fs::create_dir(&pipelines_dir).map_err(|e| Error::io("create", &pipelines_dir, e))?;
     let count = entries.len();
     let mut published: Vec<(String, Finished)> = Vec::new();
@@ -198,7 +171,7 @@ fn run_all(
         .collect();
     let staged_views: Vec<(String, &RunResults)> =
         staged.iter().map(|(n, r)| (n.clone(), r)).collect();
-    matrix::write_all(&staging.0, &matrix, &staged_views, true)?;
+    matrix::write_all(staging.path(), &matrix, &staged_views, true)?;
     staging.publish(&dir)?;
     Ok(MatrixFinished { matrix, runs, dir })
 }
