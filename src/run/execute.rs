@@ -43,6 +43,20 @@ pub fn execute(
             "a matrix scenario (`pipelines:`) runs through `run::matrix::execute`",
         )]);
     }
+    let corpus = load_corpus(options)?;
+    let selected = check_selection(
+        &options.scenario,
+        &options.fixtures_dir,
+        &corpus,
+        &options.filters,
+    )
+    .map_err(|e| vec![e])?;
+    run_selected(options, &corpus, &selected, progress).map_err(|e| vec![e])
+}
+
+/// The run's corpus: the fixtures folder loaded (all errors listed) and the scenario's mutants
+/// added; a missing folder is the scenario's error.
+pub fn load_corpus(options: &RunOptions) -> std::result::Result<corpus::Corpus, Vec<Error>> {
     if !options.fixtures_dir.is_dir() {
         return Err(vec![Error::invalid(
             &options.scenario.file,
@@ -54,15 +68,7 @@ pub fn execute(
         )]);
     }
     let corpus = corpus::load(&options.fixtures_dir)?;
-    let corpus = with_mutants(&options.scenario, corpus).map_err(|e| vec![e])?;
-    let selected = check_selection(
-        &options.scenario,
-        &options.fixtures_dir,
-        &corpus,
-        &options.filters,
-    )
-    .map_err(|e| vec![e])?;
-    run_selected(options, &corpus, &selected, progress).map_err(|e| vec![e])
+    with_mutants(&options.scenario, corpus).map_err(|e| vec![e])
 }
 
 /// The corpus with the viable mutants the scenario's `mutants:` generates (docs/MUTATION.md); the

@@ -53,18 +53,7 @@ pub fn execute(
             "not a matrix scenario (it has no `pipelines:`)",
         )]);
     }
-    if !options.fixtures_dir.is_dir() {
-        return Err(vec![Error::invalid(
-            &scenario.file,
-            format!(
-                "the fixtures folder {} does not exist (`fixtures_dir` of the scenario, or \
-                 --fixtures)",
-                options.fixtures_dir.display()
-            ),
-        )]);
-    }
-    let corpus = corpus::load(&options.fixtures_dir)?;
-    let corpus = execute::with_mutants(scenario, corpus).map_err(|e| vec![e])?;
+    let corpus = execute::load_corpus(options)?;
     let entries = scenario.per_pipeline();
     let mut selected = Vec::new();
     for (_, entry) in &entries {
@@ -139,8 +128,9 @@ fn run_all(
         let to = pipelines_dir.join(&name);
         execute::rename_noreplace(&finished.dir, &to)
             .map_err(|e| Error::io("rename into", &to, e))?;
-        finished.dir = dir.join(PIPELINES).join(&name);
-        finished.results.objects = Some(objects::Store::new(finished.dir.join(objects::DIR)));
+        // The JUnit cases read reports through each run's object store: in staging until the
+        // matrix is published (then moved to the final folder below).
+        finished.results.objects = Some(objects::Store::new(to.join(objects::DIR)));
         runs.push((name, finished));
     }
     let (_, rfc3339) = utc_stamp(started_at);
@@ -158,20 +148,11 @@ fn run_all(
         },
         &views,
     );
-    // The JUnit cases read reports through each run's object store: in staging until published.
-    let staged: Vec<(String, RunResults)> = runs
-        .iter()
-        .map(|(name, f)| {
-            let mut results = f.results.clone();
-            results.objects = Some(objects::Store::new(
-                pipelines_dir.join(name).join(objects::DIR),
-            ));
-            (name.clone(), results)
-        })
-        .collect();
-    let staged_views: Vec<(String, &RunResults)> =
-        staged.iter().map(|(n, r)| (n.clone(), r)).collect();
-    matrix::write_all(staging.path(), &matrix, &staged_views, true)?;
+    matrix::write_all(staging.path(), &matrix, &views, true)?;
     staging.publish(&dir)?;
+    for (name, finished) in &mut runs {
+        finished.dir = dir.join(PIPELINES).join(name.as_str());
+        finished.results.objects = Some(objects::Store::new(finished.dir.join(objects::DIR)));
+    }
     Ok(MatrixFinished { matrix, runs, dir })
 }

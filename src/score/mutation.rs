@@ -67,23 +67,39 @@ pub struct MutantLoop {
     pub cost: CostTotal,
 }
 
-impl MutantLoop {
-    fn add(&mut self, t: &TrialRecord, rounds_sum: &mut u64) {
-        self.all_trials += 1;
-        self.total_ms += t.duration_ms;
-        self.rounds_run += t.rounds.len() as u64;
-        self.cost.merge(&t.cost);
-        self.mean_ms = Some(self.total_ms as f64 / self.all_trials as f64);
+/// A [`MutantLoop`] being summed over trials; its means are set once, by `finish`.
+#[derive(Default)]
+struct LoopSum {
+    sum: MutantLoop,
+    /// The first-PASS rounds of the converged trials, summed.
+    first_pass_rounds: u64,
+}
+
+impl LoopSum {
+    fn add(&mut self, t: &TrialRecord) {
+        let l = &mut self.sum;
+        l.all_trials += 1;
+        l.total_ms += t.duration_ms;
+        l.rounds_run += t.rounds.len() as u64;
+        l.cost.merge(&t.cost);
         if matches!(t.outcome, Outcome::Error | Outcome::Timeout) {
             return;
         }
         let Some(c) = &t.convergence else { return };
-        self.trials += 1;
-        self.as_expected += u64::from(c.status == ConvergenceStatus::AsExpected);
+        l.trials += 1;
+        l.as_expected += u64::from(c.status == ConvergenceStatus::AsExpected);
         if let Some(round) = c.actual {
-            self.converged += 1;
-            *rounds_sum += u64::from(round);
-            self.mean_rounds = Some(*rounds_sum as f64 / self.converged as f64);
+            l.converged += 1;
+            self.first_pass_rounds += u64::from(round);
+        }
+    }
+
+    fn finish(self) -> MutantLoop {
+        let mean = |total: u64, n: u64| (n > 0).then(|| total as f64 / n as f64);
+        MutantLoop {
+            mean_ms: mean(self.sum.total_ms, self.sum.all_trials),
+            mean_rounds: mean(self.first_pass_rounds, self.sum.converged),
+            ..self.sum
         }
     }
 }
@@ -151,15 +167,15 @@ pub fn of(trials: &[TrialRecord]) -> Option<MutationScore> {
     let mut all = (0, 0);
     let mut groups: [BTreeMap<String, (u64, u64)>; 3] = Default::default();
     let (mut survivors, mut wrong_reason, mut errors) = (Vec::new(), Vec::new(), 0);
-    let mut convergence = (MutantLoop::default(), 0);
-    let mut per_operator_convergence: BTreeMap<String, (MutantLoop, u64)> = BTreeMap::new();
+    let mut convergence = LoopSum::default();
+    let mut per_operator_convergence: BTreeMap<String, LoopSum> = BTreeMap::new();
     for t in mutants {
         let operator = parts(&t.fixture).map_or("?", |(_, o)| o);
-        convergence.0.add(t, &mut convergence.1);
-        let e = per_operator_convergence
+        convergence.add(t);
+        per_operator_convergence
             .entry(operator.to_owned())
-            .or_default();
-        e.0.add(t, &mut e.1);
+            .or_default()
+            .add(t);
         match t.outcome {
             Outcome::Error | Outcome::Timeout => {
                 errors += 1;
@@ -195,10 +211,10 @@ pub fn of(trials: &[TrialRecord]) -> Option<MutationScore> {
         survivors,
         wrong_reason,
         errors,
-        convergence: convergence.0,
+        convergence: convergence.finish(),
         per_operator_convergence: per_operator_convergence
             .into_iter()
-            .map(|(k, (l, _))| (k, l))
+            .map(|(k, l)| (k, l.finish()))
             .collect(),
         unviable: None,
     })

@@ -213,16 +213,13 @@ impl RepoView {
             }
         }
 
-        let source_tree = gittree::source_tree_id(
-            files
-                .iter()
-                .map(|(path, content)| (path.as_str(), content.as_slice())),
-        )
-        .to_string();
+        // Each file hashed once: the source tree id and the diff are both built from blob ids.
         let current_blobs: Vec<(&str, Oid)> = files
             .iter()
             .map(|(path, content)| (path.as_str(), gittree::blob_id(content)))
             .collect();
+        let source_tree =
+            gittree::source_tree_id_of_blobs(current_blobs.iter().copied()).to_string();
         let diff_sha256 = gittree::diff_sha256(
             base_files.iter().map(|(path, oid)| (path.as_str(), *oid)),
             current_blobs.iter().copied(),

@@ -52,7 +52,8 @@ fn compile(
 /// `implementation_refs` or `test_refs` entry (seed 004, 7.5: the candidate mapping of each
 /// change in the diff to an obligation).
 struct Claim {
-    task: String,
+    /// The claiming task: its feature folder and id.
+    task: TaskKey,
     receipt: String,
     line: Option<u64>,
 }
@@ -100,9 +101,9 @@ pub fn diff_within_ownership(repo: &RepoView, features: &[FeatureLedger]) -> Vec
             }
         }
         for receipt in feature.implementations.values().flatten() {
-            let task = &receipt.value.task_id;
+            let task: TaskKey = (feature.dir.clone(), receipt.value.task_id.clone());
             // A receipt of a task the feature does not define is task-handoffs-pass's to report.
-            if !per_task.contains_key(&(feature.dir.clone(), task.clone())) {
+            if !per_task.contains_key(&task) {
                 continue;
             }
             for obligation in &receipt.value.obligations {
@@ -115,7 +116,7 @@ pub fn diff_within_ownership(repo: &RepoView, features: &[FeatureLedger]) -> Vec
                     let entry = claims.entry(path).or_default();
                     if entry
                         .iter()
-                        .any(|c| c.task == *task && c.receipt == receipt.file.path)
+                        .any(|c| c.task == task && c.receipt == receipt.file.path)
                     {
                         continue;
                     }
@@ -130,23 +131,16 @@ pub fn diff_within_ownership(repo: &RepoView, features: &[FeatureLedger]) -> Vec
     }
     let owned = union.build().unwrap_or_else(|_| GlobSet::empty());
     let approved = approved.build().unwrap_or_else(|_| GlobSet::empty());
-    let feature_of_receipt = |receipt: &str| -> String {
-        features
-            .iter()
-            .find(|f| receipt.starts_with(&format!("{}/", f.dir)))
-            .map(|f| f.dir.clone())
-            .unwrap_or_default()
-    };
     for change in &repo.changes {
         if in_ledger(&change.path) || approved.is_match(&change.path) {
             continue;
         }
         let status = change.status.as_str();
         match claims.get(&change.path) {
-            Some(claimed) if !claimed.is_empty() => {
+            Some(claimed) => {
                 let owns_it = claimed.iter().any(|claim| {
                     per_task
-                        .get(&(feature_of_receipt(&claim.receipt), claim.task.clone()))
+                        .get(&claim.task)
                         .is_some_and(|set| set.is_match(&change.path))
                 });
                 if owns_it {
@@ -156,8 +150,8 @@ pub fn diff_within_ownership(repo: &RepoView, features: &[FeatureLedger]) -> Vec
                 let by: Vec<String> = claimed
                     .iter()
                     .map(|claim| match claim.line {
-                        Some(line) => format!("{} ({} line {line})", claim.task, claim.receipt),
-                        None => format!("{} ({})", claim.task, claim.receipt),
+                        Some(line) => format!("{} ({} line {line})", claim.task.1, claim.receipt),
+                        None => format!("{} ({})", claim.task.1, claim.receipt),
                     })
                     .collect();
                 let others: Vec<String> = per_task
@@ -171,7 +165,7 @@ pub fn diff_within_ownership(repo: &RepoView, features: &[FeatureLedger]) -> Vec
                     format!("Only {} owns it", others.join(", "))
                 };
                 let owns = owners_of_task
-                    .get(&(feature_of_receipt(&first.receipt), first.task.clone()))
+                    .get(&first.task)
                     .map(|owns| owns.join(", "))
                     .unwrap_or_default();
                 findings.push(
@@ -179,7 +173,7 @@ pub fn diff_within_ownership(repo: &RepoView, features: &[FeatureLedger]) -> Vec
                         ValidatorId::DiffWithinOwnership,
                         format!(
                             "{} was {status} by task {}, outside that task's ownership",
-                            change.path, first.task
+                            change.path, first.task.1
                         ),
                         format!(
                             "{} is {status} against the merge base and cited as implementation by \
@@ -189,7 +183,7 @@ pub fn diff_within_ownership(repo: &RepoView, features: &[FeatureLedger]) -> Vec
                              extend the task's ownership, or record an approved scope change.",
                             change.path,
                             by.join(", "),
-                            first.task,
+                            first.task.1,
                         ),
                     )
                     .at(&change.path, None),
