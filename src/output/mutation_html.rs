@@ -6,9 +6,12 @@ use serde::Serialize;
 
 use crate::output::results::RunResults;
 use crate::output::trial_logs;
-use crate::score::mutation::{MutantLoop, MutationScore};
+use std::collections::BTreeMap;
+
+use crate::score::mutation::{mean, parts, MutantLoop, MutationScore};
 use crate::score::outcome::Outcome;
 use crate::score::rate::Rate;
+use crate::score::record::TrialRecord;
 
 /// What the template's mutation section shows.
 #[derive(Serialize)]
@@ -76,27 +79,32 @@ fn rate_row(name: &str, r: &Rate) -> RateRow {
     }
 }
 
-fn mean(v: Option<f64>, digits: usize) -> String {
-    v.map_or_else(|| "n/a".to_owned(), |v| format!("{v:.digits$}"))
-}
-
 /// The mutants of `ids` with the trials of `results` that ended in `outcome`.
 fn listed(results: &RunResults, ids: &[String], outcome: Outcome) -> Vec<Mutant> {
+    // Grouped once: a weak pipeline's survivors are most of the run's trials.
+    let mut by_fixture: BTreeMap<&str, Vec<&TrialRecord>> = BTreeMap::new();
+    for t in &results.trials {
+        by_fixture.entry(t.fixture.as_str()).or_default().push(t);
+    }
+    let descriptions: BTreeMap<&str, &str> = results
+        .fixtures
+        .iter()
+        .map(|f| (f.id.as_str(), f.description.as_str()))
+        .collect();
     ids.iter()
         .filter_map(|id| {
-            let trials: Vec<_> = results.trials.iter().filter(|t| &t.fixture == id).collect();
+            let trials = by_fixture.get(id.as_str())?;
             let first = trials.iter().find(|t| t.outcome == outcome)?;
-            let info = results.fixtures.iter().find(|f| &f.id == id);
-            let mut parts = id.splitn(3, "--");
-            let golden = parts.next().unwrap_or_default().to_owned();
-            let operator = parts.next().unwrap_or_default().to_owned();
+            let (golden, operator) = parts(id).unwrap_or_default();
             Some(Mutant {
                 fixture: id.clone(),
                 case: trial_logs::case_of(results, first),
-                golden,
-                operator,
+                golden: golden.to_owned(),
+                operator: operator.to_owned(),
                 kind: first.kind.map_or("?", |k| k.as_str()).to_owned(),
-                description: info.map(|f| f.description.clone()).unwrap_or_default(),
+                description: descriptions
+                    .get(id.as_str())
+                    .map_or_else(String::new, |d| (*d).to_owned()),
                 reason: first.reason.clone(),
                 trials: format!(
                     "{}/{}",

@@ -150,7 +150,7 @@ impl Unviable {
 }
 
 /// (golden, operator) of a mutant id `<golden>--<operator>--<site>`.
-fn parts(id: &str) -> Option<(&str, &str)> {
+pub fn parts(id: &str) -> Option<(&str, &str)> {
     let mut it = id.splitn(3, "--");
     Some((it.next()?, it.next()?))
 }
@@ -231,7 +231,8 @@ fn pct(r: &Rate) -> String {
     )
 }
 
-fn mean(v: Option<f64>, digits: usize) -> String {
+/// A mean with `digits` decimals, or `n/a`.
+pub fn mean(v: Option<f64>, digits: usize) -> String {
     v.map_or_else(|| "n/a".to_owned(), |v| format!("{v:.digits$}"))
 }
 
