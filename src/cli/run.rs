@@ -65,6 +65,11 @@ pub fn run(args: RunArgs) -> CmdResult {
 }
 
 fn cmd_run(args: RunArgs) -> CmdResult {
+    // First, while this is the only thread: what the run reads of a repository must not depend on
+    // this machine's git configuration (`repo::hermetic`).
+    // SAFETY: no other thread exists yet (the Ctrl-C handler and the run's threads start later).
+    unsafe { gatebench::repo::hermetic::ignore_outside_config() }
+        .map_err(|e| vec![Error::Internal(format!("configuring libgit2: {e}"))])?;
     let scenario = Scenario::load(&args.scenario).map_err(|e| vec![e])?;
     let options = RunOptions::resolve(
         scenario,

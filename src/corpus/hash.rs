@@ -1,16 +1,13 @@
 //! The hash of what a fixture materializes, without its expectation: the key under which a
 //! repository's results may be reused (the cache), and how a results file names a repository.
 
+use gatebench_gittree::hex;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use sha2::{Digest, Sha256};
 
 use crate::corpus::loader::{Files, Fixture};
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 /// A hash of what a fixture materializes (every layer, every scripted fix, the worktree flag),
 /// without its expectation. Memoized by the fixture's content hash, which covers all of it.

@@ -526,7 +526,7 @@ fn finish(
         let mut hasher = ctx.hasher.borrow_mut();
         hasher.update(serde_json::to_vec(f).unwrap_or_default());
         let digest = std::mem::take(&mut *hasher).finalize();
-        digest.iter().map(|b| format!("{b:02x}")).collect()
+        gatebench_gittree::hex(&digest)
     };
     Ok(Fixture {
         id: f.id.clone(),

@@ -122,11 +122,7 @@ pub fn build(
     for path in &planted.delete {
         hasher.update(path.as_bytes());
     }
-    let content_hash = hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let content_hash = gatebench_gittree::hex(&hasher.finalize());
     Ok(Fixture {
         id,
         description: planted.description.clone(),

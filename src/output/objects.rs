@@ -1,6 +1,7 @@
 //! The run's object store (`reports/<run>/objects/<sha256>.json`): each round's report, process
 //! and fixer records stored once per distinct content, `results.json` holding their references.
 
+use gatebench_gittree::hex;
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
@@ -146,13 +147,5 @@ pub fn has_references(trial: &TrialRecord) -> bool {
             || (r.process.is_none() && r.process_ref.is_some())
             || (r.fixer.is_none() && r.fixer_ref.is_some())
             || (r.fix_diff.is_none() && r.fix_diff_ref.is_some())
-    })
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes.iter().fold(String::with_capacity(64), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
     })
 }

@@ -8,6 +8,7 @@
 //! Errors and timeouts are not cached: they are retried on the next run (a verifier that was
 //! missing may have been installed, a timeout may have been load).
 
+use gatebench_gittree::hex;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -21,10 +22,6 @@ use crate::score::record::TrialRecord;
 
 /// Bumped when an entry written before would be misread.
 const FORMAT: u32 = 1;
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 #[derive(Serialize, Deserialize)]
 struct Entry {

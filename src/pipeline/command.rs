@@ -166,10 +166,7 @@ fn resolve(line: &CommandLine, timeout_secs: f64, dir: &Path) -> Line {
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    gatebench_gittree::sha256_hex(bytes)
 }
 
 /// The words of a string command that name a file: split at blanks and shell punctuation,
@@ -254,13 +251,7 @@ fn hash_file(path: &Path) -> Option<String> {
     let mut file = std::fs::File::open(path).ok()?;
     let mut hasher = Sha256::new();
     std::io::copy(&mut file, &mut hasher).ok()?;
-    Some(
-        hasher
-            .finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect(),
-    )
+    Some(gatebench_gittree::hex(&hasher.finalize()))
 }
 
 /// The environment a command starts from: the inherited variables that are set, then `env`.

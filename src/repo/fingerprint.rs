@@ -133,7 +133,9 @@ fn walk(
             entries.insert(key, format!("link {target}"));
         } else if kind.is_file() {
             let value = match hash_regular(&child.path()) {
-                Ok(hex) => format!("file {}{hex}", mode_of(&child)),
+                Ok((hex, executable)) => {
+                    format!("file {}{hex}", if executable { "x " } else { "" })
+                }
                 Err(e) => format!("unreadable {e}"),
             };
             entries.insert(key, value);
@@ -146,25 +148,33 @@ fn walk(
     Ok(())
 }
 
-/// The sha256 of a regular file, read in blocks (bounded memory, whatever its size). Opened
-/// without following a link and without blocking, and checked to be a regular file on the open
-/// descriptor: a file swapped for a FIFO after the directory was listed is not read either.
-fn hash_regular(path: &Path) -> std::io::Result<String> {
-    use std::os::unix::fs::OpenOptionsExt;
+/// The sha256 of a regular file, read in blocks (bounded memory, whatever its size), and whether
+/// it is executable. Opened without following a link and without blocking, and checked to be a
+/// regular file on the open descriptor: a file swapped for a FIFO after the directory was listed
+/// is not read either.
+fn hash_regular(path: &Path) -> std::io::Result<(String, bool)> {
+    use std::io::Read;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     let mut file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)?;
-    if !file.metadata()?.is_file() {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
         return Err(std::io::Error::other("not a regular file"));
     }
     let mut hasher = Sha256::new();
-    std::io::copy(&mut file, &mut hasher)?;
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    let mut block = [0u8; 64 * 1024];
+    loop {
+        match file.read(&mut block) {
+            Ok(0) => break,
+            Ok(n) => hasher.update(&block[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let executable = meta.permissions().mode() & 0o111 != 0;
+    Ok((gatebench_gittree::hex(&hasher.finalize()), executable))
 }
 
 fn special_kind(kind: &std::fs::FileType) -> &'static str {
@@ -179,14 +189,6 @@ fn special_kind(kind: &std::fs::FileType) -> &'static str {
         "char-device"
     } else {
         "unknown"
-    }
-}
-
-fn mode_of(entry: &std::fs::DirEntry) -> &'static str {
-    use std::os::unix::fs::PermissionsExt;
-    match entry.metadata() {
-        Ok(m) if m.permissions().mode() & 0o111 != 0 => "x ",
-        _ => "",
     }
 }
 
@@ -264,11 +266,7 @@ mod tests {
         for _ in 0..3 {
             whole.update(&block);
         }
-        let hex: String = whole
-            .finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let hex = gatebench_gittree::hex(&whole.finalize());
         assert_eq!(after.entries["big.bin"], format!("file {hex}"));
         assert_eq!(before.changed(&after), vec!["big.bin"]);
     }

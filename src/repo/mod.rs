@@ -2,6 +2,7 @@
 //! fingerprinted around each round so that a pipeline that changes it is caught.
 
 pub mod fingerprint;
+pub mod hermetic;
 pub mod materialize;
 pub mod pack;
 pub mod workdir;

@@ -100,7 +100,7 @@ impl Pack {
 
         let dir = objects_dir.join("pack");
         std::fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
-        let name = format!("pack-{}", hex(&checksum));
+        let name = format!("pack-{}", gittree::hex(&checksum));
         let pack_path = dir.join(format!("{name}.pack"));
         let idx_path = dir.join(format!("{name}.idx"));
         std::fs::write(&pack_path, &self.data).map_err(|e| Error::io("write", &pack_path, e))?;
@@ -200,14 +200,6 @@ fn type_code(kind: ObjectType) -> u8 {
         ObjectType::Tag => 4,
         ObjectType::Any => panic!("a pack object needs a concrete type"),
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }
 
 #[cfg(test)]

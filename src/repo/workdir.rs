@@ -24,7 +24,7 @@ const PREFIX: &str = "gatebench-";
 /// instead of the fixture id, which would name the answer; `results.json` maps it back.
 pub fn case_id(scenario: &str, fixture_id: &str, trial: u32) -> String {
     let digest = Sha256::digest(format!("{scenario}\0{fixture_id}\0{trial}").as_bytes());
-    digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
+    gatebench_gittree::hex(&digest[..6])
 }
 
 /// The default parent of work roots: `/dev/shm` (tmpfs) when it is a writable folder, else the

@@ -5,10 +5,12 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::corpus::fixture::ExpectedRounds;
 use crate::corpus::scenario::OnModified;
 use crate::corpus::Fixture;
 use crate::output::objects::Store;
@@ -66,39 +68,62 @@ pub fn apply_on_modified(record: &mut TrialRecord, policy: OnModified) {
 
 /// Runs every fixture `cfg.trials` times. `on_done` is called as each trial finishes (from worker
 /// threads). Records come back sorted by fixture id, then trial.
+///
+/// Each of the `jobs` workers takes the next trial from one shared queue, so no worker idles while
+/// trials remain (a split of the list ahead of time leaves one worker finishing a run of slow
+/// trials alone); the queue starts with the trials expected to take the most rounds, so that the
+/// run does not end on a long one.
 pub fn run(
     fixtures: &[&Fixture],
     pipeline: &dyn Pipeline,
     cfg: &RunConfig<'_>,
     on_done: &(dyn Fn(&TrialRecord) + Sync),
 ) -> Vec<TrialRecord> {
-    let work: Vec<(&Fixture, u32)> = fixtures
+    let mut work: Vec<(&Fixture, u32)> = fixtures
         .iter()
         .flat_map(|f| (0..cfg.trials).map(move |t| (*f, t)))
         .collect();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(cfg.jobs.max(1))
-        .build();
+    // Stable: equal estimates keep the fixtures' order.
+    work.sort_by_key(|(f, _)| std::cmp::Reverse(expected_rounds(f, cfg.max_rounds)));
+    let jobs = cfg.jobs.max(1);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build();
+    let next = AtomicUsize::new(0);
+    let worker = || {
+        let mut done = Vec::new();
+        while let Some((fixture, trial)) = work.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let mut record = run_with_retries(fixture, *trial, pipeline, cfg);
+            if let Some(store) = cfg.objects {
+                // On failure what was not moved stays in the record: the run's outputs are
+                // written with it (and fail there, clearly, if the folder is unwritable).
+                let _ = store.externalize(&mut record);
+            }
+            on_done(&record);
+            done.push(record);
+        }
+        done
+    };
     let go = || {
-        work.par_iter()
-            .map(|(fixture, trial)| {
-                let mut record = run_with_retries(fixture, *trial, pipeline, cfg);
-                if let Some(store) = cfg.objects {
-                    // On failure what was not moved stays in the record: the run's outputs are
-                    // written with it (and fail there, clearly, if the folder is unwritable).
-                    let _ = store.externalize(&mut record);
-                }
-                on_done(&record);
-                record
-            })
+        (0..jobs)
+            .into_par_iter()
+            .map(|_| worker())
+            .flatten_iter()
             .collect::<Vec<_>>()
     };
     let mut records = match pool {
         Ok(pool) => pool.install(go),
-        Err(_) => go(),
+        Err(_) => worker(),
     };
     records.sort_by(|a, b| (&a.fixture, a.trial).cmp(&(&b.fixture, b.trial)));
     records
+}
+
+/// The rounds a fixture's trial is expected to take: the queue's estimate of its length.
+fn expected_rounds(fixture: &Fixture, max_rounds: u32) -> u32 {
+    match fixture.expect.rounds {
+        Some(ExpectedRounds::After(n)) => n,
+        Some(ExpectedRounds::Never) => max_rounds,
+        None => 1,
+    }
 }
 
 fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use git2::{Delta, Diff, DiffOptions, Oid, Repository, Status, StatusOptions};
+use git2::{Delta, Diff, DiffOptions, Oid, Repository};
 
 use gatebench_gittree as gittree;
 use gatebench_report::{ExcludedFile, ScopeFile};
@@ -82,12 +82,26 @@ pub fn detect(
             .diff_tree_to_index(Some(&head_tree), None, Some(&mut options()))
             .map_err(|e| e.message().to_owned())?,
     )?;
-    let mut unstaged = changed(
-        &repo
-            .diff_index_to_workdir(None, Some(&mut options()))
-            .map_err(|e| e.message().to_owned())?,
-    )?;
-    for path in untracked(&repo)? {
+    // One walk of the work tree for both: the tracked files' changes and the untracked files
+    // that no ignore rule matches (a separate `git status` walked it again).
+    let workdir_diff = repo
+        .diff_index_to_workdir(
+            None,
+            Some(
+                options()
+                    .include_untracked(true)
+                    .recurse_untracked_dirs(true)
+                    .include_ignored(false),
+            ),
+        )
+        .map_err(|e| e.message().to_owned())?;
+    let untracked: Vec<String> = workdir_diff
+        .deltas()
+        .filter(|delta| delta.status() == Delta::Untracked)
+        .filter_map(|delta| delta.new_file().path()?.to_str().map(str::to_owned))
+        .collect();
+    let mut unstaged = changed(&workdir_diff)?;
+    for path in untracked {
         let lines = std::fs::read(workdir.join(&path))
             .map(|bytes| whole_file(&bytes))
             .unwrap_or_default();
@@ -189,23 +203,6 @@ fn changed(diff: &Diff<'_>) -> Result<ChangeSet, String> {
     )
     .map_err(|e| e.message().to_owned())?;
     Ok(files)
-}
-
-/// Untracked files that no ignore rule matches.
-fn untracked(repo: &Repository) -> Result<Vec<String>, String> {
-    let mut options = StatusOptions::new();
-    options
-        .include_untracked(true)
-        .recurse_untracked_dirs(true)
-        .include_ignored(false);
-    let statuses = repo
-        .statuses(Some(&mut options))
-        .map_err(|e| e.message().to_owned())?;
-    Ok(statuses
-        .iter()
-        .filter(|entry| entry.status().contains(Status::WT_NEW))
-        .filter_map(|entry| entry.path().ok().map(str::to_owned))
-        .collect())
 }
 
 /// The line range of a whole new file.

@@ -41,10 +41,16 @@ pub fn object_id(kind: ObjectType, content: &[u8]) -> Oid {
 
 /// The hex sha256 of `content`.
 pub fn sha256_hex(content: &[u8]) -> String {
-    let digest = Sha256::digest(content);
-    let mut out = String::with_capacity(64);
-    for byte in digest {
-        out.push_str(&format!("{byte:02x}"));
+    hex(&Sha256::digest(content))
+}
+
+/// Lowercase hexadecimal of `bytes`, in one allocation.
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        out.push(DIGITS[usize::from(byte >> 4)] as char);
+        out.push(DIGITS[usize::from(byte & 0xf)] as char);
     }
     out
 }
