@@ -6,7 +6,10 @@
 #
 #   cargo build --release && bash benches/scale.sh 100 1000 10000
 #
-# Prints one Markdown row per N (docs/PERFORMANCE.md keeps the figures).
+# Prints one Markdown row per N (docs/PERFORMANCE.md keeps the figures). With OUTPUTS=1 it then
+# runs every command that reads a run on each N's run, and prints their wall time and peak memory:
+# `compare` (the run against itself), `replay`, `explain` (one fixture), `list --outcome`, and
+# `merge` of the same corpus run again as two shards.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="${BIN:-target/release/gatebench}"
@@ -52,5 +55,28 @@ YAML
   size=$([ -n "$results" ] && stat -c %s "$results" || echo 0)
   awk -v n="$count" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" -v b="$size" 'BEGIN {
     printf "| %d | %.2f | %.0f | %.2f | %.0f | %.1f |\n", n, w, n / w, (u + s) * 1000 / n, r / 1024, b / 1024 / n }'
+  if [ "${OUTPUTS:-0}" = 1 ] && [ -n "$results" ]; then
+    run_dir=$(dirname "$results")
+    fixture=$(ls "$dir/fixtures" | grep -- '-r0$' | head -1)
+    for shard in 1/2 2/2; do
+      "$bin" run "$dir/scenarios/scale.yaml" --quiet --jobs "$jobs" --work-dir "$work" \
+        --shard "$shard" --reports-dir "$dir/shards" >/dev/null 2>&1 || [ $? -le 2 ]
+    done
+    timed() { # timed NAME COMMAND...: one row of wall time and peak memory; exit codes 0-2 are results
+      local name=$1; shift
+      /usr/bin/time -f "%e %M" -o "$dir/cmd.txt" "$@" >"$dir/cmd.out" 2>&1 || {
+        rc=$?; [ "$rc" -le 2 ] || { echo "$name failed (exit $rc):" >&2; tail -5 "$dir/cmd.out" >&2; exit 1; }; }
+      awk -v n="$count" -v c="$name" '{ printf "| %d | %s | %.2f | %.0f |\n", n, c, $1, $2 / 1024 }' "$dir/cmd.txt"
+    }
+    echo
+    echo "| fixtures | command | wall s | peak RSS MiB |"
+    echo "|---|---|---|---|"
+    timed compare "$bin" compare "$run_dir" "$run_dir" --output "$dir/compare.txt"
+    timed replay "$bin" replay "$run_dir" --reports-dir "$dir/replayed"
+    timed explain "$bin" explain "$fixture" --fixtures "$dir/fixtures" --results "$run_dir"
+    timed "list --outcome" "$bin" list --fixtures "$dir/fixtures" --outcome false-pass --results "$run_dir"
+    timed merge "$bin" merge $(ls -d "$dir"/shards/*/) --reports-dir "$dir/merged"
+    echo
+  fi
   rm -rf "$dir"
 done
