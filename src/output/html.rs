@@ -43,25 +43,18 @@ struct Context<'a> {
     thresholds: Vec<&'a ThresholdResult>,
     ratchet: Option<&'a crate::score::ratchet::RatchetResult>,
     outcome_counts: Vec<OutcomeCount>,
-    rows: Vec<Row>,
-    failing: Vec<Failing>,
+    /// How many rows the fixture table has (the rows themselves are streamed: `write_to`).
+    row_count: usize,
+    /// How many trials failed (their details are streamed: `write_to`).
+    failing_count: usize,
     chart_data: ChartData,
     /// The verifier-neutral tables (header row first), per category and per kind.
     ground_truth: Vec<Vec<Vec<String>>>,
     noise: String,
     /// The trial logs were written beside the report (`trials/<case>/`): rows link to them.
     linked: bool,
-    /// The trial view's data: every trial's rounds and findings, every fixture's planted diff.
-    trial_views: TrialViews,
     /// Runs with mutants: the mutation score, survivors first (`mutation_html.rs`).
     mutation: Option<crate::output::mutation_html::MutationSection>,
-}
-
-/// What the trial view (`#trial=<case>`) shows, embedded as JSON.
-#[derive(Serialize)]
-struct TrialViews {
-    cases: BTreeMap<String, TrialView>,
-    fixtures: BTreeMap<String, PlantedView>,
 }
 
 #[derive(Serialize)]
@@ -108,6 +101,8 @@ struct Row {
     detail: Option<String>,
     /// Its case id: the trial view is `#trial=<case>`, its log folder `trials/<case>/`.
     case: String,
+    /// Its log folder (`trials/<case>/`), when the trial logs were written beside the report.
+    log: Option<String>,
     retried: bool,
 }
 
@@ -294,113 +289,56 @@ pub fn render(results: &RunResults) -> Result<String> {
     render_with(results, &Views::new(), false)
 }
 
-fn trial_views(results: &RunResults, views: &Views, linked: bool) -> Result<TrialViews> {
-    let cases = results
-        .trials
-        .iter()
-        .map(|t| {
-            // One trial's reports at a time, read back from the run's objects.
-            let t = &*crate::output::objects::resolved(results.objects.as_ref(), t)?;
-            let case = trial_logs::case_of(results, t);
-            let view = TrialView {
-                fixture: t.fixture.clone(),
-                trial: t.trial,
-                outcome: t.outcome.as_str(),
-                reason: t.reason.clone(),
-                log: linked.then(|| format!("{}/{case}/", trial_logs::TRIALS)),
-                attempts: t.attempts.len(),
-                rounds: trial_logs::rounds_view(t, views.get(&t.fixture)),
-            };
-            Ok((case, view))
-        })
-        .collect::<Result<_>>()?;
-    let fixtures = results
-        .fixtures
-        .iter()
-        .map(|f| {
-            let view = views.get(&f.id);
-            let locus = view.map(|v| v.locus.clone()).unwrap_or_default();
-            let planted = PlantedView {
-                description: f.description.clone(),
-                golden: f.golden.clone(),
-                diff: view.and_then(|v| v.planted_diff.clone()),
-                locus_text: locus.iter().map(trial_logs::locus_text).collect(),
-                locus,
-            };
-            (f.id.clone(), planted)
-        })
-        .collect();
-    Ok(TrialViews { cases, fixtures })
+/// Renders the run as one self-contained HTML file, with what each fixture planted (`views`,
+/// for the trial view's diff and locus) and, when `linked`, links to the trial log folders: the
+/// bytes [`write`] streams into its file.
+pub fn render_with(results: &RunResults, views: &Views, linked: bool) -> Result<String> {
+    let mut out = Vec::new();
+    write_to(&mut out, results, views, linked).map_err(|e| Error::Internal(e.to_string()))?;
+    String::from_utf8(out).map_err(|e| Error::Internal(format!("rendering report.html: {e}")))
 }
 
-/// Renders the run as one self-contained HTML file, with what each fixture planted (`views`,
-/// for the trial view's diff and locus) and, when `linked`, links to the trial log folders.
-pub fn render_with(results: &RunResults, views: &Views, linked: bool) -> Result<String> {
+/// Writes `report.html` to `path` atomically, streamed into the file (`write_to`).
+pub fn write(
+    path: &std::path::Path,
+    results: &RunResults,
+    views: &Views,
+    linked: bool,
+) -> Result<()> {
+    crate::output::atomic::write_atomic_with(path, |w| write_to(w, results, views, linked))
+}
+
+/// Where the per-trial parts go in the rendered page shell, in document order: each failing
+/// trial's details, the fixture table's rows (JSON), and the trial views (JSON). Markers cannot
+/// come from the data: the template autoescapes `<`.
+const FAILING: &str = "<!--gatebench:failing-->";
+const ROWS: &str = "<!--gatebench:rows-->";
+const TRIALS: &str = "<!--gatebench:trials-->";
+
+fn internal(what: &str, e: impl std::fmt::Display) -> std::io::Error {
+    std::io::Error::other(format!("rendering report.html: {what}: {e}"))
+}
+
+/// Writes the run as one self-contained HTML file into `out`, streaming what grows with the
+/// trials: the page shell (headline, thresholds, charts, the script) is rendered from the
+/// template with nothing per trial in it, and between its pieces each failing trial's details
+/// (the template's `failing_details` macro, one trial at a time), the table's rows and the trial
+/// views (JSON, one trial at a time, `<`, `>` and `&` escaped so that no text can close the
+/// `<script>` element they sit in) are written in turn. The page's script builds one page of
+/// the table at a time and a trial's view when it is opened.
+pub fn write_to(
+    out: &mut dyn std::io::Write,
+    results: &RunResults,
+    views: &Views,
+    linked: bool,
+) -> std::io::Result<()> {
+    use std::io::Write;
     let fixtures: BTreeMap<&str, &FixtureInfo> = results
         .fixtures
         .iter()
         .map(|f| (f.id.as_str(), f))
         .collect();
     let m = &results.metrics.overall;
-    let rows: Vec<Row> = results
-        .trials
-        .iter()
-        .map(|t| Row {
-            fixture: t.fixture.clone(),
-            category: t.category.clone(),
-            golden: t.golden,
-            trial: t.trial,
-            outcome: t.outcome.as_str(),
-            good: t.outcome.is_good(),
-            reason: t.reason.clone(),
-            rounds: rounds_text(t),
-            duration_ms: t.duration_ms,
-            detail: (!t.outcome.is_good()).then(|| anchor(t)),
-            case: trial_logs::case_of(results, t),
-            retried: t.retried,
-        })
-        .collect();
-    let failing: Vec<Failing> = results
-        .trials
-        .iter()
-        .filter(|t| !t.outcome.is_good())
-        .map(|t| {
-            let info = fixtures.get(t.fixture.as_str());
-            Failing {
-                anchor: anchor(t),
-                fixture: t.fixture.clone(),
-                trial: t.trial,
-                category: t.category.clone(),
-                outcome: t.outcome.as_str(),
-                reason: t.reason.clone(),
-                description: info.map(|f| f.description.clone()).unwrap_or_default(),
-                golden: info.and_then(|f| f.golden.clone()),
-                expected_verdict: info
-                    .map_or("unknown", |f| f.expected_verdict.as_str())
-                    .to_owned(),
-                expected: info
-                    .map(|f| reported::expected_lines(&f.expected_findings))
-                    .unwrap_or_default(),
-                round_one: reported::round_one(t, results.objects.as_ref()),
-                later_rounds: t
-                    .rounds
-                    .iter()
-                    .skip(1)
-                    .map(|r| {
-                        format!(
-                            "round {}: {}{}",
-                            r.round,
-                            r.verdict.map_or("no answer", |v| v.as_str()),
-                            r.error
-                                .as_ref()
-                                .map(|e| format!(" ({e})"))
-                                .unwrap_or_default()
-                        )
-                    })
-                    .collect(),
-            }
-        })
-        .collect();
     let outcome_counts: Vec<OutcomeCount> = Outcome::ALL
         .iter()
         .map(|o| OutcomeCount {
@@ -414,10 +352,10 @@ pub fn render_with(results: &RunResults, views: &Views, linked: bool) -> Result<
     thresholds.sort_by_key(|t| t.met);
     let mut env = Environment::new();
     env.add_template("report.html", TEMPLATE)
-        .map_err(|e| Error::Internal(format!("the report template: {e}")))?;
+        .map_err(|e| internal("the template", e))?;
     let template = env
         .get_template("report.html")
-        .map_err(|e| Error::Internal(format!("the report template: {e}")))?;
+        .map_err(|e| internal("the template", e))?;
     let context = Context {
         scenario: &results.scenario.name,
         pipeline: &results.pipeline,
@@ -439,8 +377,12 @@ pub fn render_with(results: &RunResults, views: &Views, linked: bool) -> Result<
         thresholds,
         ratchet: results.ratchet.as_ref(),
         outcome_counts,
-        rows,
-        failing,
+        row_count: results.trials.len(),
+        failing_count: results
+            .trials
+            .iter()
+            .filter(|t| !t.outcome.is_good())
+            .count(),
         chart_data: chart_data(results),
         ground_truth: if m.ground_truth.localization.is_some() {
             vec![
@@ -452,7 +394,6 @@ pub fn render_with(results: &RunResults, views: &Views, linked: bool) -> Result<
         },
         noise: summary::noise_line(m),
         linked,
-        trial_views: trial_views(results, views, linked)?,
         mutation: crate::output::mutation_html::section(results),
     };
     let mut context = Value::from(Serde(&context));
@@ -461,9 +402,181 @@ pub fn render_with(results: &RunResults, views: &Views, linked: bool) -> Result<
         chart_js => Value::from_safe_string(chart_js().to_owned()),
         ..context
     };
-    template
-        .render(context)
-        .map_err(|e| Error::Internal(format!("rendering report.html: {e}")))
+    let mut captured = template
+        .render_captured(context)
+        .map_err(|e| internal("the page", e))?;
+    let shell = captured.output().to_owned();
+    let (before_failing, rest) = split_at_marker(&shell, FAILING)?;
+    let (before_rows, rest) = split_at_marker(rest, ROWS)?;
+    let (before_trials, after) = split_at_marker(rest, TRIALS)?;
+
+    out.write_all(before_failing.as_bytes())?;
+    for t in results.trials.iter().filter(|t| !t.outcome.is_good()) {
+        let failing = failing(t, fixtures.get(t.fixture.as_str()).copied(), results);
+        let html = captured
+            .with_state_mut(|state| {
+                state.call_macro("failing_details", &[Value::from(Serde(&failing))])
+            })
+            .map_err(|e| internal("a failing trial", e))?;
+        out.write_all(html.as_bytes())?;
+    }
+    out.write_all(before_rows.as_bytes())?;
+    {
+        let mut json = ScriptJson(&mut *out);
+        json.write_all(b"[")?;
+        for (i, t) in results.trials.iter().enumerate() {
+            if i > 0 {
+                json.write_all(b",")?;
+            }
+            let case = trial_logs::case_of(results, t);
+            let row = Row {
+                fixture: t.fixture.clone(),
+                category: t.category.clone(),
+                golden: t.golden,
+                trial: t.trial,
+                outcome: t.outcome.as_str(),
+                good: t.outcome.is_good(),
+                reason: t.reason.clone(),
+                rounds: rounds_text(t),
+                duration_ms: t.duration_ms,
+                detail: (!t.outcome.is_good()).then(|| anchor(t)),
+                log: linked.then(|| format!("{}/{case}/", trial_logs::TRIALS)),
+                case,
+                retried: t.retried,
+            };
+            serde_json::to_writer(&mut json, &row).map_err(std::io::Error::other)?;
+        }
+        json.write_all(b"]")?;
+    }
+    out.write_all(before_trials.as_bytes())?;
+    write_trial_views(&mut ScriptJson(&mut *out), results, views, linked)?;
+    out.write_all(after.as_bytes())
+}
+
+/// The text before `marker` and after it; the marker must be in the page once.
+fn split_at_marker<'a>(text: &'a str, marker: &str) -> std::io::Result<(&'a str, &'a str)> {
+    let at = text
+        .find(marker)
+        .ok_or_else(|| internal("the template", format!("no {marker}")))?;
+    Ok((&text[..at], &text[at + marker.len()..]))
+}
+
+/// JSON inside a `<script>` element: `<`, `>` and `&` written as `\u003c`, `\u003e`, `\u0026`
+/// (they only occur inside JSON strings, where those escapes mean the same character), so no
+/// text can end the element (`</script>`) or open a comment in it. ASCII bytes never occur
+/// inside a multi-byte UTF-8 sequence, so replacing them byte by byte is safe.
+struct ScriptJson<'a>(&'a mut dyn std::io::Write);
+
+impl std::io::Write for ScriptJson<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut start = 0;
+        for (i, b) in buf.iter().enumerate() {
+            let escaped: &[u8] = match b {
+                b'<' => b"\\u003c",
+                b'>' => b"\\u003e",
+                b'&' => b"\\u0026",
+                _ => continue,
+            };
+            self.0.write_all(&buf[start..i])?;
+            self.0.write_all(escaped)?;
+            start = i + 1;
+        }
+        self.0.write_all(&buf[start..])?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// What the trial view (`#trial=<case>`) shows: `{"cases": {case: view}, "fixtures": {id:
+/// planted}}`, one trial at a time (its reports read back from the run's objects, written, and
+/// dropped).
+fn write_trial_views(
+    json: &mut ScriptJson<'_>,
+    results: &RunResults,
+    views: &Views,
+    linked: bool,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    json.write_all(b"{\"cases\":{")?;
+    for (i, t) in results.trials.iter().enumerate() {
+        if i > 0 {
+            json.write_all(b",")?;
+        }
+        let t = &*crate::output::objects::resolved(results.objects.as_ref(), t)
+            .map_err(|e| internal("a trial's reports", e))?;
+        let case = trial_logs::case_of(results, t);
+        let view = TrialView {
+            fixture: t.fixture.clone(),
+            trial: t.trial,
+            outcome: t.outcome.as_str(),
+            reason: t.reason.clone(),
+            log: linked.then(|| format!("{}/{case}/", trial_logs::TRIALS)),
+            attempts: t.attempts.len(),
+            rounds: trial_logs::rounds_view(t, views.get(&t.fixture)),
+        };
+        serde_json::to_writer(&mut *json, &case).map_err(std::io::Error::other)?;
+        json.write_all(b":")?;
+        serde_json::to_writer(&mut *json, &view).map_err(std::io::Error::other)?;
+    }
+    json.write_all(b"},\"fixtures\":{")?;
+    for (i, f) in results.fixtures.iter().enumerate() {
+        if i > 0 {
+            json.write_all(b",")?;
+        }
+        let view = views.get(&f.id);
+        let locus = view.map(|v| v.locus.clone()).unwrap_or_default();
+        let planted = PlantedView {
+            description: f.description.clone(),
+            golden: f.golden.clone(),
+            diff: view.and_then(|v| v.planted_diff.clone()),
+            locus_text: locus.iter().map(trial_logs::locus_text).collect(),
+            locus,
+        };
+        serde_json::to_writer(&mut *json, &f.id).map_err(std::io::Error::other)?;
+        json.write_all(b":")?;
+        serde_json::to_writer(&mut *json, &planted).map_err(std::io::Error::other)?;
+    }
+    json.write_all(b"}}")
+}
+
+/// One failing trial's details: what was planted, what the pipeline said.
+fn failing(t: &TrialRecord, info: Option<&FixtureInfo>, results: &RunResults) -> Failing {
+    Failing {
+        anchor: anchor(t),
+        fixture: t.fixture.clone(),
+        trial: t.trial,
+        category: t.category.clone(),
+        outcome: t.outcome.as_str(),
+        reason: t.reason.clone(),
+        description: info.map(|f| f.description.clone()).unwrap_or_default(),
+        golden: info.and_then(|f| f.golden.clone()),
+        expected_verdict: info
+            .map_or("unknown", |f| f.expected_verdict.as_str())
+            .to_owned(),
+        expected: info
+            .map(|f| reported::expected_lines(&f.expected_findings))
+            .unwrap_or_default(),
+        round_one: reported::round_one(t, results.objects.as_ref()),
+        later_rounds: t
+            .rounds
+            .iter()
+            .skip(1)
+            .map(|r| {
+                format!(
+                    "round {}: {}{}",
+                    r.round,
+                    r.verdict.map_or("no answer", |v| v.as_str()),
+                    r.error
+                        .as_ref()
+                        .map(|e| format!(" ({e})"))
+                        .unwrap_or_default()
+                )
+            })
+            .collect(),
+    }
 }
 
 /// The vendored library without its trailing source-map comment (the map is not shipped).
@@ -484,5 +597,29 @@ mod tests {
         assert!(chart_js().starts_with("/*!\n * Chart.js v4."));
         assert!(!chart_js().to_ascii_lowercase().contains("</script"));
         assert!(!chart_js().contains("sourceMappingURL"));
+    }
+
+    /// Data that would end the `<script>` element it is embedded in, or open a comment there,
+    /// is written escaped, and reads back the same.
+    #[test]
+    fn embedded_json_cannot_close_the_script_element_it_is_written_into() {
+        let text = "a </script><script>alert(1)</script> <!-- & </SCRIPT > é";
+        let mut out = Vec::new();
+        serde_json::to_writer(ScriptJson(&mut out), &text).unwrap();
+        let written = String::from_utf8(out).unwrap();
+        assert!(!written.contains('<'), "{written}");
+        assert!(!written.contains('>'), "{written}");
+        assert!(!written.contains('&'), "{written}");
+        assert_eq!(serde_json::from_str::<String>(&written).unwrap(), text);
+    }
+
+    /// The page shell has each place the per-trial parts stream into exactly once, in order.
+    #[test]
+    fn the_page_has_each_streamed_part_once_and_in_order() {
+        let at = |marker: &str| {
+            assert_eq!(TEMPLATE.matches(marker).count(), 1, "{marker}");
+            TEMPLATE.find(marker).unwrap()
+        };
+        assert!(at(FAILING) < at(ROWS) && at(ROWS) < at(TRIALS));
     }
 }

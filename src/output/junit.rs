@@ -1,11 +1,16 @@
 //! `junit.xml` (quick-junit), so any CI test viewer shows a run: one test suite per category, one
 //! test case per fixture trial (`classname` = category, `name` = `fixture [trial]`), failures
-//! carrying the reason; and a `thresholds` suite with one case per threshold.
+//! carrying the reason; and a `thresholds` suite with one case per threshold. Written streaming:
+//! each case is built and written in turn (in quick-junit's own layout), never the whole document
+//! in memory.
 
 use std::collections::BTreeMap;
+use std::io::{self, Write};
 use std::time::Duration;
 
-use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus};
+use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
+use quick_xml::Writer;
 
 use crate::error::{Error, Result};
 use crate::output::objects::Store;
@@ -17,6 +22,15 @@ use crate::score::record::TrialRecord;
 
 fn ms(ms: u64) -> Duration {
     Duration::from_millis(ms)
+}
+
+/// How a trial's outcome counts in JUnit: `None` for a success, else a failure or an error.
+pub fn kind(outcome: Outcome) -> Option<NonSuccessKind> {
+    match outcome {
+        Outcome::Detected | Outcome::Passed => None,
+        Outcome::Error | Outcome::Timeout => Some(NonSuccessKind::Error),
+        _ => Some(NonSuccessKind::Failure),
+    }
 }
 
 /// The failure text: what was expected, what round 1 reported, and how the rounds went.
@@ -65,17 +79,13 @@ pub fn case(
     log: Option<String>,
     objects: Option<&Store>,
 ) -> TestCase {
-    let status = match trial.outcome {
-        Outcome::Detected | Outcome::Passed => TestCaseStatus::success(),
-        other => {
-            let kind = match other {
-                Outcome::Error | Outcome::Timeout => NonSuccessKind::Error,
-                _ => NonSuccessKind::Failure,
-            };
+    let status = match kind(trial.outcome) {
+        None => TestCaseStatus::success(),
+        Some(kind) => {
             let mut status = TestCaseStatus::non_success(kind);
             status
-                .set_type(other.as_str())
-                .set_message(format!("{}: {}", other.as_str(), trial.reason))
+                .set_type(trial.outcome.as_str())
+                .set_message(format!("{}: {}", trial.outcome.as_str(), trial.reason))
                 .set_description(description(trial, fixture, objects));
             status
         }
@@ -99,63 +109,230 @@ pub fn render(results: &RunResults) -> Result<String> {
 }
 
 /// Renders the run as JUnit XML; with `linked`, each case's `system-out` names its trial log
-/// folder (`trials/<case>`, `trial_logs.rs`).
+/// folder (`trials/<case>`, `trial_logs.rs`). The same bytes [`write`] streams into its file.
 pub fn render_linked(results: &RunResults, linked: bool) -> Result<String> {
-    report(results, linked)
-        .to_string()
-        .map_err(|e| Error::Internal(format!("rendering junit.xml: {e}")))
+    let mut out = Vec::new();
+    write_to(&mut out, results, linked)
+        .map_err(|e| Error::Internal(format!("rendering junit.xml: {e}")))?;
+    String::from_utf8(out).map_err(|e| Error::Internal(format!("rendering junit.xml: {e}")))
 }
 
-/// Writes the run as JUnit XML to `path` atomically, serialized straight into the file (no copy
-/// of the whole text in memory); `linked` as for [`render_linked`].
+/// Writes the run as JUnit XML to `path` atomically, streamed into the file one test case at a
+/// time; `linked` as for [`render_linked`].
 pub fn write(path: &std::path::Path, results: &RunResults, linked: bool) -> Result<()> {
-    let report = report(results, linked);
-    crate::output::atomic::write_atomic_with(path, |w| {
-        report.serialize(w).map_err(std::io::Error::other)
-    })
+    crate::output::atomic::write_atomic_with(path, |w| write_to(w, results, linked))
 }
 
-fn report(results: &RunResults, linked: bool) -> Report {
+/// A suite's counts, known before its cases are written (its opening tag carries them).
+#[derive(Default)]
+struct Counts {
+    tests: usize,
+    failures: usize,
+    errors: usize,
+    time: Option<Duration>,
+}
+
+impl Counts {
+    fn add(&mut self, kind: Option<NonSuccessKind>) {
+        self.tests += 1;
+        match kind {
+            Some(NonSuccessKind::Failure) => self.failures += 1,
+            Some(NonSuccessKind::Error) => self.errors += 1,
+            None => {}
+        }
+    }
+
+    fn add_counts(&mut self, other: &Counts) {
+        self.tests += other.tests;
+        self.failures += other.failures;
+        self.errors += other.errors;
+    }
+}
+
+/// Writes the run as JUnit XML into `out`, one test case at a time: the counts first (one pass
+/// over the trials' outcomes), then each case built, written and dropped in turn. The layout is
+/// quick-junit's (`Report::serialize`): four-space indents, `time` in seconds with 3 decimals.
+pub fn write_to(out: &mut dyn Write, results: &RunResults, linked: bool) -> io::Result<()> {
     let fixtures: BTreeMap<&str, &FixtureInfo> = results
         .fixtures
         .iter()
         .map(|f| (f.id.as_str(), f))
         .collect();
-    let mut by_category: BTreeMap<&str, Vec<&TrialRecord>> = BTreeMap::new();
+    let mut by_category: BTreeMap<&str, (Counts, Vec<&TrialRecord>)> = BTreeMap::new();
     for t in &results.trials {
-        by_category.entry(t.category.as_str()).or_default().push(t);
+        let (counts, trials) = by_category.entry(t.category.as_str()).or_default();
+        counts.add(kind(t.outcome));
+        trials.push(t);
     }
-    let mut report = Report::new(format!("gatebench {}", results.scenario.name));
-    report.set_time(ms(results.duration_ms));
-    for (category, trials) in by_category {
-        let mut suite = TestSuite::new(category);
-        suite.set_time(ms(trials.iter().map(|t| t.duration_ms).sum()));
-        suite.add_test_cases(trials.iter().map(|t| {
+    for (counts, trials) in by_category.values_mut() {
+        counts.time = Some(ms(trials.iter().map(|t| t.duration_ms).sum()));
+    }
+    let threshold_cases: Vec<TestCase> = results.thresholds.iter().map(threshold_case).collect();
+    let mut thresholds = Counts::default();
+    for c in &threshold_cases {
+        thresholds.add(non_success(&c.status));
+    }
+    let mut total = Counts {
+        time: Some(ms(results.duration_ms)),
+        ..Counts::default()
+    };
+    for (counts, _) in by_category.values() {
+        total.add_counts(counts);
+    }
+    total.add_counts(&thresholds);
+
+    let mut w = Writer::new_with_indent(out, b' ', 4);
+    w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
+    let mut root = BytesStart::new("testsuites");
+    root.push_attribute((
+        "name",
+        xml(&format!("gatebench {}", results.scenario.name)).as_str(),
+    ));
+    root.extend_attributes([
+        ("tests", total.tests.to_string().as_str()),
+        ("skipped", "0"),
+        ("failures", total.failures.to_string().as_str()),
+        ("errors", total.errors.to_string().as_str()),
+    ]);
+    push_time(&mut root, total.time);
+    w.write_event(Event::Start(root))?;
+    for (category, (counts, trials)) in &by_category {
+        write_suite_start(&mut w, category, counts, trials.is_empty())?;
+        for t in trials {
             let log = linked
                 .then(|| format!("{}/{}", trial_logs::TRIALS, trial_logs::case_of(results, t)));
-            case(
+            let case = case(
                 t,
                 fixtures.get(t.fixture.as_str()).copied(),
                 log,
                 results.objects.as_ref(),
-            )
-        }));
-        report.add_test_suite(suite);
+            );
+            write_case(&mut w, &case)?;
+        }
+        w.write_event(Event::End(BytesEnd::new("testsuite")))?;
     }
-    let mut thresholds = TestSuite::new("thresholds");
-    thresholds.add_test_cases(results.thresholds.iter().map(|t| {
-        let status = if t.met {
-            TestCaseStatus::success()
-        } else {
-            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            s.set_type("threshold")
-                .set_message(format!("{}: {} (bar {})", t.name, t.figure, t.bar));
-            s
+    write_suite_start(
+        &mut w,
+        "thresholds",
+        &thresholds,
+        threshold_cases.is_empty(),
+    )?;
+    if !threshold_cases.is_empty() {
+        for case in &threshold_cases {
+            write_case(&mut w, case)?;
+        }
+        w.write_event(Event::End(BytesEnd::new("testsuite")))?;
+    }
+    w.write_event(Event::End(BytesEnd::new("testsuites")))?;
+    w.write_event(Event::Eof)?;
+    // quick-junit ends the document with a newline.
+    w.write_indent()
+}
+
+fn threshold_case(t: &crate::score::metrics::ThresholdResult) -> TestCase {
+    let status = if t.met {
+        TestCaseStatus::success()
+    } else {
+        let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+        s.set_type("threshold")
+            .set_message(format!("{}: {} (bar {})", t.name, t.figure, t.bar));
+        s
+    };
+    let mut case = TestCase::new(t.name.clone(), status);
+    case.set_classname("thresholds");
+    case
+}
+
+/// Text as quick-junit keeps it (`XmlString`: ANSI escapes and control characters removed).
+fn xml(text: &str) -> quick_junit::XmlString {
+    quick_junit::XmlString::new(text)
+}
+
+fn non_success(status: &TestCaseStatus) -> Option<NonSuccessKind> {
+    match status {
+        TestCaseStatus::NonSuccess { kind, .. } => Some(*kind),
+        _ => None,
+    }
+}
+
+fn push_time(tag: &mut BytesStart<'_>, time: Option<Duration>) {
+    if let Some(time) = time {
+        tag.push_attribute(("time", format!("{:.3}", time.as_secs_f64()).as_str()));
+    }
+}
+
+/// A suite's opening tag (self-closing when it has no case, as quick-junit writes it).
+fn write_suite_start<W: Write>(
+    w: &mut Writer<W>,
+    name: &str,
+    counts: &Counts,
+    empty: bool,
+) -> io::Result<()> {
+    let mut tag = BytesStart::new("testsuite");
+    tag.extend_attributes([
+        ("name", xml(name).as_str()),
+        ("tests", counts.tests.to_string().as_str()),
+        ("skipped", "0"),
+        ("errors", counts.errors.to_string().as_str()),
+        ("failures", counts.failures.to_string().as_str()),
+    ]);
+    push_time(&mut tag, counts.time);
+    if empty {
+        w.write_event(Event::Empty(tag))
+    } else {
+        w.write_event(Event::Start(tag))
+    }
+}
+
+/// One test case, as quick-junit serializes it, for the parts [`case`] and the thresholds set:
+/// name, classname, time, a failure or error with its message, type and description, and
+/// `system-out`.
+fn write_case<W: Write>(w: &mut Writer<W>, case: &TestCase) -> io::Result<()> {
+    let mut tag = BytesStart::new("testcase");
+    tag.push_attribute(("name", case.name.as_str()));
+    if let Some(classname) = &case.classname {
+        tag.push_attribute(("classname", classname.as_str()));
+    }
+    push_time(&mut tag, case.time);
+    let failure = match &case.status {
+        TestCaseStatus::NonSuccess {
+            kind,
+            message,
+            ty,
+            description,
+            ..
+        } => Some((kind, message, ty, description)),
+        _ => None,
+    };
+    if failure.is_none() && case.system_out.is_none() {
+        return w.write_event(Event::Empty(tag));
+    }
+    w.write_event(Event::Start(tag))?;
+    if let Some((kind, message, ty, description)) = failure {
+        let name = match kind {
+            NonSuccessKind::Failure => "failure",
+            NonSuccessKind::Error => "error",
         };
-        let mut case = TestCase::new(t.name.clone(), status);
-        case.set_classname("thresholds");
-        case
-    }));
-    report.add_test_suite(thresholds);
-    report
+        let mut tag = BytesStart::new(name);
+        if let Some(message) = message {
+            tag.push_attribute(("message", message.as_str()));
+        }
+        if let Some(ty) = ty {
+            tag.push_attribute(("type", ty.as_str()));
+        }
+        match description {
+            Some(description) => {
+                w.write_event(Event::Start(tag))?;
+                w.write_event(Event::Text(BytesText::new(description.as_str())))?;
+                w.write_event(Event::End(BytesEnd::new(name)))?;
+            }
+            None => w.write_event(Event::Empty(tag))?,
+        }
+    }
+    if let Some(out) = &case.system_out {
+        w.write_event(Event::Start(BytesStart::new("system-out")))?;
+        w.write_event(Event::Text(BytesText::new(out.as_str())))?;
+        w.write_event(Event::End(BytesEnd::new("system-out")))?;
+    }
+    w.write_event(Event::End(BytesEnd::new("testcase")))
 }

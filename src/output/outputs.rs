@@ -1,5 +1,6 @@
 //! Every file a run leaves in its folder, all rendered from the same `RunResults`: `results.json`
-//! (the source of truth), `summary.md`, `junit.xml` and `report.html`; and the GitHub step summary.
+//! (the source of truth), `summary.md`, `junit.xml` and `report.html` (the last two streamed into
+//! their files); and the GitHub step summary.
 
 use std::io::Write;
 use std::path::Path;
@@ -60,11 +61,12 @@ pub fn write_all_with(dir: &Path, results: &mut RunResults, views: Option<&Views
     )?;
     junit::write(&dir.join("junit.xml"), results, linked)?;
     let none = Views::new();
-    atomic::write_atomic(
+    html::write(
         &dir.join("report.html"),
-        html::render_with(results, views.unwrap_or(&none), linked)?.as_bytes(),
-    )?;
-    Ok(())
+        results,
+        views.unwrap_or(&none),
+        linked,
+    )
 }
 
 /// Appends the Markdown summary to the file GitHub Actions names in `$GITHUB_STEP_SUMMARY`, so a
