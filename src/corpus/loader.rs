@@ -211,6 +211,22 @@ fn load_with(dir: &Path, eager: bool) -> Result<Corpus, Vec<Error>> {
     }
 }
 
+/// `pattern` compiled, once per distinct pattern in the process: a compiled regex holds kilobytes,
+/// and fixtures generated or copied from one another repeat their patterns (clones share it).
+fn compiled(pattern: &str) -> Result<Regex, regex::Error> {
+    static COMPILED: std::sync::OnceLock<std::sync::Mutex<BTreeMap<String, Regex>>> =
+        std::sync::OnceLock::new();
+    let cache = COMPILED.get_or_init(Default::default);
+    if let Some(re) = cache.lock().ok().and_then(|c| c.get(pattern).cloned()) {
+        return Ok(re);
+    }
+    let re = Regex::new(pattern)?;
+    if let Ok(mut c) = cache.lock() {
+        c.insert(pattern.to_owned(), re.clone());
+    }
+    Ok(re)
+}
+
 fn common_checks(ctx: &Ctx, f: &FixtureFile) -> Result<Expectation, Error> {
     let id_ok = !f.id.is_empty()
         && f.id
@@ -244,8 +260,7 @@ fn common_checks(ctx: &Ctx, f: &FixtureFile) -> Result<Expectation, Error> {
         }
         let pattern = match &m.pattern {
             Some(p) => Some(
-                Regex::new(p)
-                    .map_err(|e| ctx.err("pattern", p, format!("invalid pattern: {e}")))?,
+                compiled(p).map_err(|e| ctx.err("pattern", p, format!("invalid pattern: {e}")))?,
             ),
             None => None,
         };
