@@ -179,22 +179,24 @@ fn load_with(dir: &Path, eager: bool) -> Result<Corpus, Vec<Error>> {
     }
 
     let mut fixtures: BTreeMap<String, Fixture> = BTreeMap::new();
-    // Goldens first: omission fixtures are built on top of them.
-    for (file, p) in parsed.iter().filter(|(_, p)| p.value.extends.is_none()) {
-        match build_golden(file, p) {
+    // Goldens first: omission fixtures are built on top of them. Each parsed file is dropped once
+    // its fixture is built, so that the parsed files and the built fixtures are not all held at
+    // once (the corpus's peak memory).
+    let (goldens, plants): (Vec<_>, Vec<_>) = parsed
+        .into_iter()
+        .partition(|(_, p)| p.value.extends.is_none());
+    for (file, p) in goldens {
+        match build_golden(&file, &p) {
             Ok(f) => {
                 fixtures.insert(f.id.clone(), f);
             }
             Err(e) => errors.push(e),
         }
     }
-    let omissions: std::collections::BTreeSet<String> = parsed
-        .iter()
-        .filter(|(_, p)| p.value.extends.is_some())
-        .map(|(_, p)| p.value.id.clone())
-        .collect();
-    for (file, p) in parsed.iter().filter(|(_, p)| p.value.extends.is_some()) {
-        match build_omission(file, p, &fixtures, &seen, &omissions, eager) {
+    let omissions: std::collections::BTreeSet<String> =
+        plants.iter().map(|(_, p)| p.value.id.clone()).collect();
+    for (file, p) in plants {
+        match build_omission(&file, &p, &fixtures, &seen, &omissions, eager) {
             Ok(f) => {
                 fixtures.insert(f.id.clone(), f);
             }
