@@ -41,9 +41,10 @@ fn every_operator_has_a_viable_mutant_on_some_golden() {
             assert_eq!(f.golden.as_deref(), Some(golden));
             assert_eq!(f.expect.kind, Some(op.kind));
             assert!(!f.expect.locus.is_empty(), "{} has no locus", f.id);
+            let fixes = &f.compose().unwrap().fixes;
             assert_eq!(
-                f.fixes.len() as u32,
-                f.fixes.last().map_or(0, |x| x.after_round)
+                fixes.len() as u32,
+                fixes.last().map_or(0, |x| x.after_round)
             );
             assert!(f.id.starts_with(&format!("{golden}--{}--", op.name)));
         }
@@ -74,8 +75,8 @@ fn an_edited_log_no_longer_matches_the_sha256_its_receipt_keeps() {
     )
     .unwrap();
     let log = std::fs::read(dir.path().join("specs/wordcount-top/evidence/cli.log")).unwrap();
-    let golden_log =
-        &corpus.get("wordcount-cli").unwrap().states.head["specs/wordcount-top/evidence/cli.log"];
+    let golden_trees = corpus.get("wordcount-cli").unwrap().compose().unwrap();
+    let golden_log = &golden_trees.states.head["specs/wordcount-top/evidence/cli.log"];
     let recorded = receipt["log_sha256"].as_str().unwrap();
     assert_eq!(
         recorded,
@@ -87,7 +88,7 @@ fn an_edited_log_no_longer_matches_the_sha256_its_receipt_keeps() {
     );
     // The fix restores the golden's log, which matches the receipt again.
     assert_eq!(
-        &f.fixes[0].files["specs/wordcount-top/evidence/cli.log"],
+        &f.compose().unwrap().fixes[0].files["specs/wordcount-top/evidence/cli.log"],
         golden_log
     );
 }
@@ -131,10 +132,11 @@ fn written_mutants_load_back_as_the_same_fixtures() {
     for m in written {
         let original = m.fixture.as_ref().unwrap();
         let back = loaded.get(&m.id).expect("loaded back");
+        assert_eq!(back.expect.locus, original.expect.locus);
+        let (back, original) = (back.compose().unwrap(), original.compose().unwrap());
         assert_eq!(back.states.head, original.states.head, "{}", m.id);
         assert_eq!(back.states.staged, original.states.staged, "{}", m.id);
         assert_eq!(back.states.unstaged, original.states.unstaged, "{}", m.id);
-        assert_eq!(back.expect.locus, original.expect.locus);
         assert_eq!(back.fixes.len(), original.fixes.len());
         assert_eq!(back.fixes[0].files, original.fixes[0].files, "{}", m.id);
     }

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 
 use regex::Regex;
 
-use crate::corpus::{Corpus, Files, Fixture};
+use crate::corpus::{Composed, Corpus, Files, Fixture};
 use crate::error::Error;
 
 /// The words no materialized file may contain.
@@ -37,7 +37,7 @@ pub const ALLOWED: [&str; 4] = [
 ];
 
 /// Every layer's files of a fixture, by layer name.
-fn layers(f: &Fixture) -> BTreeMap<String, &Files> {
+fn layers(f: &Composed) -> BTreeMap<String, &Files> {
     let mut out = BTreeMap::new();
     out.insert("base".to_owned(), &f.states.base);
     out.insert("head".to_owned(), &f.states.head);
@@ -82,11 +82,16 @@ fn is_comment(line: &str, markers: &[&str]) -> bool {
     markers.iter().any(|m| t.starts_with(m))
 }
 
-/// The problems of one fixture: one message per offending line.
-pub fn check_fixture(f: &Fixture, golden: Option<&Fixture>) -> Vec<String> {
+/// The problems of one fixture (its trees `trees`; its golden's with it): one message per
+/// offending line.
+pub fn check_fixture(
+    f: &Fixture,
+    trees: &Composed,
+    golden: Option<(&Fixture, &Composed)>,
+) -> Vec<String> {
     let placeholder = Regex::new(r"\{\{gatebench:[^}]*\}\}").expect("a valid regex");
     let telltale = Regex::new(r"(?i)planted|omission|fixture|gatebench").expect("a valid regex");
-    let words = golden.map_or_else(Vec::new, |g| id_words(&f.id, &g.id));
+    let words = golden.map_or_else(Vec::new, |(g, _)| id_words(&f.id, &g.id));
     let word_res: Vec<(String, Regex)> = words
         .iter()
         .map(|w| {
@@ -94,9 +99,9 @@ pub fn check_fixture(f: &Fixture, golden: Option<&Fixture>) -> Vec<String> {
             (w.clone(), re)
         })
         .collect();
-    let golden_layers = golden.map(layers);
+    let golden_layers = golden.map(|(_, trees)| layers(trees));
     let mut problems = Vec::new();
-    for (layer, files) in layers(f) {
+    for (layer, files) in layers(trees) {
         let golden_files = golden_layers
             .as_ref()
             .and_then(|g| g.get(&layer).or_else(|| g.get("head")).copied());
@@ -142,7 +147,8 @@ pub fn check_fixture(f: &Fixture, golden: Option<&Fixture>) -> Vec<String> {
     problems
 }
 
-/// Every fixture of the corpus checked; one error per fixture with problems, naming its file.
+/// Every fixture of the corpus checked, composed one at a time; one error per fixture with
+/// problems (or whose files cannot be composed), naming its file.
 pub fn check(corpus: &Corpus) -> Vec<Error> {
     let by_id: BTreeMap<&str, &Fixture> =
         corpus.fixtures.iter().map(|f| (f.id.as_str(), f)).collect();
@@ -151,7 +157,16 @@ pub fn check(corpus: &Corpus) -> Vec<Error> {
         .iter()
         .filter_map(|f| {
             let golden = f.golden.as_deref().and_then(|g| by_id.get(g).copied());
-            let problems = check_fixture(f, golden);
+            let composed = f.compose().and_then(|trees| {
+                let golden = golden.map(|g| g.compose().map(|t| (g, t))).transpose()?;
+                Ok((trees, golden))
+            });
+            let (trees, golden) = match composed {
+                Ok(both) => both,
+                Err(e) => return Some(e),
+            };
+            let golden = golden.as_ref().map(|(g, t)| (*g, &**t));
+            let problems = check_fixture(f, &trees, golden);
             (!problems.is_empty()).then(|| {
                 Error::invalid(
                     &f.file,
@@ -203,20 +218,21 @@ mod tests {
         )))
         .unwrap_or_else(|e| panic!("{e:?}"));
         let golden = corpus.get("subscription-cancel").unwrap();
-        let mut omission = corpus
+        let golden = (golden, &*golden.compose().unwrap());
+        let omission = corpus
             .get("subscription-cancel-task-state-missing")
-            .unwrap()
-            .clone();
-        assert!(check_fixture(&omission, Some(golden)).is_empty());
-        omission.states.head.insert(
+            .unwrap();
+        let mut trees = (*omission.compose().unwrap()).clone();
+        assert!(check_fixture(omission, &trees, Some(golden)).is_empty());
+        trees.states.head.insert(
             "src/note.py".into(),
             b"x = 1\n# the state file is missing on purpose\n"[..].into(),
         );
-        omission
+        trees
             .states
             .head
             .insert("NOTES.md".into(), b"Planted here.\n"[..].into());
-        let problems = check_fixture(&omission, Some(golden));
+        let problems = check_fixture(omission, &trees, Some(golden));
         assert!(
             problems
                 .iter()
@@ -236,11 +252,11 @@ mod tests {
             "{problems:?}"
         );
         // Outside comments the id's words are ordinary words.
-        omission
+        trees
             .states
             .head
             .insert("src/note.py".into(), b"state = 'missing'\n"[..].into());
-        omission.states.head.remove("NOTES.md");
-        assert!(check_fixture(&omission, Some(golden)).is_empty());
+        trees.states.head.remove("NOTES.md");
+        assert!(check_fixture(omission, &trees, Some(golden)).is_empty());
     }
 }

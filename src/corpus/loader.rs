@@ -1,27 +1,30 @@
 //! Loading the fixture corpus: every `fixtures/*/fixture.yaml` parsed strictly, goldens resolved,
-//! layers composed into in-memory file trees and every placeholder checked, before anything runs.
+//! layers composed into file trees and every placeholder checked, before anything runs. Goldens
+//! keep their trees; omission fixtures keep the recipe to compose them again (`recipe.rs`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use regex::Regex;
-use sha2::{Digest, Sha256};
+use sha2::Digest;
 
-use crate::corpus::fixture::{
-    ExpectedRounds, FindingMatcher, FixtureFile, Layer, LayerName, LocusEntry,
-};
+use crate::corpus::compose::{self, read_tree, Ctx};
+use crate::corpus::fixture::{ExpectedRounds, FindingMatcher, FixtureFile, LocusEntry};
 use crate::corpus::paths::check_repo_path;
 use crate::corpus::placeholder::{self, Stage};
+use crate::corpus::recipe::Recipe;
 use crate::corpus::taxonomy::Kind;
 use crate::corpus::yaml;
-use crate::error::{Error, Position};
 use gatebench_report::Verdict;
 
-pub use crate::corpus::files::{Blob, Files};
+use crate::error::Error;
 
-/// File name suffix that keeps repository-like names (`Cargo.toml`) inert inside this project;
-/// it is removed when a fixture is materialized.
-pub const DISARM_SUFFIX: &str = ".fixture";
+pub use crate::corpus::compose::{
+    Composed, FixState, States, DISARM_SUFFIX, MAX_FILE_BYTES, MAX_TREE_BYTES, MAX_TREE_FILES,
+};
+pub use crate::corpus::files::{Blob, Files};
+pub use crate::corpus::recipe::Layers;
 
 /// A loaded, checked fixture, ready to materialize.
 #[derive(Debug, Clone)]
@@ -35,9 +38,10 @@ pub struct Fixture {
     /// The `fixture.yaml` this came from.
     pub file: PathBuf,
     pub worktree: bool,
-    pub states: States,
+    /// Its layers and fixes: composed (goldens, mutants), or the recipe to compose them (omission
+    /// fixtures loaded from disk). Read them through [`Fixture::compose`].
+    pub layers: Layers,
     pub expect: Expectation,
-    pub fixes: Vec<FixState>,
     /// sha256 over everything that determines what is materialized and how it is scored.
     pub content_hash: String,
 }
@@ -46,22 +50,22 @@ impl Fixture {
     pub fn is_golden(&self) -> bool {
         self.golden.is_none()
     }
-}
 
-/// The file trees of each layer, composed.
-#[derive(Debug, Clone, Default)]
-pub struct States {
-    pub base: Files,
-    pub head: Files,
-    pub staged: Option<Files>,
-    pub unstaged: Option<Files>,
-}
+    /// Its composed trees (every layer, every scripted fix): those in memory, shared, or composed
+    /// now from its files. An error names the file that cannot be read or that changed since the
+    /// corpus was loaded.
+    pub fn compose(&self) -> Result<Arc<Composed>, Error> {
+        self.layers.compose(&self.file)
+    }
 
-/// The work tree after a scripted fix, committed on the feature branch.
-#[derive(Debug, Clone)]
-pub struct FixState {
-    pub after_round: u32,
-    pub files: Files,
+    /// Its trees when they are held in memory (goldens and mutants); `None` for a fixture composed
+    /// from disk on use.
+    pub fn in_memory(&self) -> Option<&Arc<Composed>> {
+        match &self.layers {
+            Layers::Composed(trees) => Some(trees),
+            Layers::OnDisk(_) => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -111,7 +115,14 @@ impl Corpus {
 }
 
 /// Loads every fixture under `dir`. All problems found are returned, each naming its file.
+/// Omission fixtures keep a recipe, not trees: each is composed again when it is used.
 pub fn load(dir: &Path) -> Result<Corpus, Vec<Error>> {
+    load_with(dir, false)
+}
+
+/// [`load`], keeping every omission fixture's validated trees in memory too when `eager` (to check
+/// that composing from a recipe gives the trees the loader validated).
+fn load_with(dir: &Path, eager: bool) -> Result<Corpus, Vec<Error>> {
     let mut errors = Vec::new();
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -168,22 +179,24 @@ pub fn load(dir: &Path) -> Result<Corpus, Vec<Error>> {
     }
 
     let mut fixtures: BTreeMap<String, Fixture> = BTreeMap::new();
-    // Goldens first: omission fixtures are built on top of them.
-    for (file, p) in parsed.iter().filter(|(_, p)| p.value.extends.is_none()) {
-        match build_golden(file, p) {
+    // Goldens first: omission fixtures are built on top of them. Each parsed file is dropped once
+    // its fixture is built, so that the parsed files and the built fixtures are not all held at
+    // once (the corpus's peak memory).
+    let (goldens, plants): (Vec<_>, Vec<_>) = parsed
+        .into_iter()
+        .partition(|(_, p)| p.value.extends.is_none());
+    for (file, p) in goldens {
+        match build_golden(&file, &p) {
             Ok(f) => {
                 fixtures.insert(f.id.clone(), f);
             }
             Err(e) => errors.push(e),
         }
     }
-    let omissions: std::collections::BTreeSet<String> = parsed
-        .iter()
-        .filter(|(_, p)| p.value.extends.is_some())
-        .map(|(_, p)| p.value.id.clone())
-        .collect();
-    for (file, p) in parsed.iter().filter(|(_, p)| p.value.extends.is_some()) {
-        match build_omission(file, p, &fixtures, &seen, &omissions) {
+    let omissions: std::collections::BTreeSet<String> =
+        plants.iter().map(|(_, p)| p.value.id.clone()).collect();
+    for (file, p) in plants {
+        match build_omission(&file, &p, &fixtures, &seen, &omissions, eager) {
             Ok(f) => {
                 fixtures.insert(f.id.clone(), f);
             }
@@ -200,24 +213,20 @@ pub fn load(dir: &Path) -> Result<Corpus, Vec<Error>> {
     }
 }
 
-struct Ctx<'a> {
-    file: &'a Path,
-    folder: &'a Path,
-    text: &'a str,
-    /// Fed every input this fixture reads (its files, its spec, its golden's hash): the fixture's
-    /// content hash, computed from inputs rather than from the composed trees, which repeat the
-    /// golden's files in every layer.
-    hasher: std::cell::RefCell<Sha256>,
-}
-
-impl Ctx<'_> {
-    fn err(&self, key: &str, value: &str, message: impl Into<String>) -> Error {
-        Error::invalid_at(self.file, yaml::locate(self.text, key, value), message)
+/// `pattern` compiled, once per distinct pattern in the process: a compiled regex holds kilobytes,
+/// and fixtures generated or copied from one another repeat their patterns (clones share it).
+fn compiled(pattern: &str) -> Result<Regex, regex::Error> {
+    static COMPILED: std::sync::OnceLock<std::sync::Mutex<BTreeMap<String, Regex>>> =
+        std::sync::OnceLock::new();
+    let cache = COMPILED.get_or_init(Default::default);
+    if let Some(re) = cache.lock().ok().and_then(|c| c.get(pattern).cloned()) {
+        return Ok(re);
     }
-
-    fn err_at(&self, position: Option<Position>, message: impl Into<String>) -> Error {
-        Error::invalid_at(self.file, position, message)
+    let re = Regex::new(pattern)?;
+    if let Ok(mut c) = cache.lock() {
+        c.insert(pattern.to_owned(), re.clone());
     }
+    Ok(re)
 }
 
 fn common_checks(ctx: &Ctx, f: &FixtureFile) -> Result<Expectation, Error> {
@@ -253,8 +262,7 @@ fn common_checks(ctx: &Ctx, f: &FixtureFile) -> Result<Expectation, Error> {
         }
         let pattern = match &m.pattern {
             Some(p) => Some(
-                Regex::new(p)
-                    .map_err(|e| ctx.err("pattern", p, format!("invalid pattern: {e}")))?,
+                compiled(p).map_err(|e| ctx.err("pattern", p, format!("invalid pattern: {e}")))?,
             ),
             None => None,
         };
@@ -306,13 +314,7 @@ fn common_checks(ctx: &Ctx, f: &FixtureFile) -> Result<Expectation, Error> {
 
 fn build_golden(file: &Path, p: &yaml::Parsed<FixtureFile>) -> Result<Fixture, Error> {
     let f = &p.value;
-    let folder = file.parent().unwrap_or(Path::new("."));
-    let ctx = Ctx {
-        file,
-        folder,
-        text: &p.text,
-        hasher: Default::default(),
-    };
+    let ctx = Ctx::new(file, &p.text);
     let expect = common_checks(&ctx, f)?;
     if f.plant.is_some() {
         return Err(ctx.err(
@@ -351,17 +353,22 @@ fn build_golden(file: &Path, p: &yaml::Parsed<FixtureFile>) -> Result<Fixture, E
     let base = read_tree(&ctx, "base", base_dir)?;
     let mut states = States {
         base: base.clone(),
-        head: apply_layer(&ctx, "head", base, head)?,
+        head: compose::apply_layer(&ctx, "head", base, head)?,
         ..States::default()
     };
     if let Some(staged) = &f.staged {
-        states.staged = Some(apply_layer(&ctx, "staged", states.head.clone(), staged)?);
+        states.staged = Some(compose::apply_layer(
+            &ctx,
+            "staged",
+            states.head.clone(),
+            staged,
+        )?);
     }
     if let Some(unstaged) = &f.unstaged {
         let from = states.staged.clone().unwrap_or_else(|| states.head.clone());
-        states.unstaged = Some(apply_layer(&ctx, "unstaged", from, unstaged)?);
+        states.unstaged = Some(compose::apply_layer(&ctx, "unstaged", from, unstaged)?);
     }
-    finish(&ctx, f, None, states, expect, f.worktree)
+    finish(&ctx, f, None, states, expect, f.worktree, true)
 }
 
 fn build_omission(
@@ -370,15 +377,10 @@ fn build_omission(
     built: &BTreeMap<String, Fixture>,
     seen: &BTreeMap<String, PathBuf>,
     omissions: &std::collections::BTreeSet<String>,
+    eager: bool,
 ) -> Result<Fixture, Error> {
     let f = &p.value;
-    let folder = file.parent().unwrap_or(Path::new("."));
-    let ctx = Ctx {
-        file,
-        folder,
-        text: &p.text,
-        hasher: Default::default(),
-    };
+    let ctx = Ctx::new(file, &p.text);
     let expect = common_checks(&ctx, f)?;
     let extends = f.extends.as_deref().unwrap_or_default();
     for (key, present) in [
@@ -444,89 +446,66 @@ fn build_omission(
     if expect.locus.is_empty() {
         return Err(ctx.err("expect", "expect", "an omission fixture must state the `locus` of what it plants (paths with optional lines, requirement, obligation or task ids)"));
     }
-    let layer = Layer {
-        overlay: plant.overlay.clone(),
-        delete: plant.delete.clone(),
+    let Some(golden_trees) = golden.in_memory() else {
+        return Err(ctx.err_at(
+            None,
+            format!("the golden `{extends}` has no trees in memory to plant into"),
+        ));
     };
-    let mut states = golden.states.clone();
-    match plant.into {
-        LayerName::Head => {
-            states.head = apply_layer(&ctx, "plant", states.head, &layer)?;
-            // Later layers were written over the golden's head; they are kept over the planted one.
-            if golden.states.staged.is_some() || golden.states.unstaged.is_some() {
-                return Err(ctx.err("into", "head", "planting into `head` of a golden that has staged or unstaged layers is not supported; plant into the last layer"));
-            }
-        }
-        LayerName::Staged => {
-            if golden.states.unstaged.is_some() {
-                return Err(ctx.err(
-                    "into",
-                    "staged",
-                    "the golden has an unstaged layer; plant into `unstaged`",
-                ));
-            }
-            let from = states.staged.take().unwrap_or_else(|| states.head.clone());
-            states.staged = Some(apply_layer(&ctx, "plant", from, &layer)?);
-        }
-        LayerName::Unstaged => {
-            let from = states
-                .unstaged
-                .take()
-                .or_else(|| states.staged.clone())
-                .unwrap_or_else(|| states.head.clone());
-            states.unstaged = Some(apply_layer(&ctx, "plant", from, &layer)?);
-        }
-    }
-    check_locus_paths(&ctx, &expect.locus, &[&states, &golden.states])?;
+    let states = compose::plant(&ctx, &golden_trees.states, plant)?;
+    check_locus_paths(&ctx, &expect.locus, &[&states, &golden_trees.states])?;
     ctx.hasher
         .borrow_mut()
         .update(golden.content_hash.as_bytes());
     finish(
         &ctx,
         f,
-        Some(golden.id.clone()),
+        Some((golden.id.clone(), golden_trees.clone())),
         states,
         expect,
         golden.worktree,
+        eager,
     )
 }
 
+/// The fixes composed and every placeholder checked; then a golden keeps its trees and an
+/// omission fixture (`golden` given: its id and trees) keeps the recipe to compose them again
+/// (its trees too when `keep_trees`).
 fn finish(
     ctx: &Ctx,
     f: &FixtureFile,
-    golden: Option<String>,
+    golden: Option<(String, Arc<Composed>)>,
     states: States,
     expect: Expectation,
     worktree: bool,
+    keep_trees: bool,
 ) -> Result<Fixture, Error> {
-    let mut fixes = Vec::new();
-    let mut current = states
-        .unstaged
-        .clone()
-        .or_else(|| states.staged.clone())
-        .unwrap_or_else(|| states.head.clone());
-    for fix in &f.fixes {
-        let layer = Layer {
-            overlay: fix.overlay.clone(),
-            delete: fix.delete.clone(),
-        };
-        current = apply_layer(
-            ctx,
-            &format!("fix after round {}", fix.after_round),
-            current,
-            &layer,
-        )?;
-        fixes.push(FixState {
-            after_round: fix.after_round,
-            files: current.clone(),
-        });
-    }
+    let fixes = compose::fixes(ctx, &states, &f.fixes)?;
     check_placeholders(ctx, &states, &fixes)?;
     let content_hash = {
         let mut hasher = ctx.hasher.borrow_mut();
         hasher.update(serde_json::to_vec(f).unwrap_or_default());
         let digest = std::mem::take(&mut *hasher).finalize();
         gatebench_gittree::hex(&digest)
+    };
+    let (golden, layers) = match golden {
+        None => (None, Layers::Composed(Arc::new(Composed { states, fixes }))),
+        Some((id, _)) if keep_trees => (
+            Some(id),
+            Layers::Composed(Arc::new(Composed { states, fixes })),
+        ),
+        Some((id, trees)) => {
+            let recipe = Recipe {
+                golden: trees,
+                plant: f
+                    .plant
+                    .clone()
+                    .ok_or_else(|| ctx.err_at(None, "an omission fixture needs `plant`"))?,
+                fixes: f.fixes.clone(),
+                inputs: ctx.take_inputs(),
+            };
+            (Some(id), Layers::OnDisk(Box::new(recipe)))
+        }
     };
     Ok(Fixture {
         id: f.id.clone(),
@@ -536,9 +515,8 @@ fn finish(
         golden,
         file: ctx.file.to_path_buf(),
         worktree,
-        states,
+        layers,
         expect,
-        fixes,
         content_hash,
     })
 }
@@ -686,174 +664,35 @@ fn check_placeholders(ctx: &Ctx, states: &States, fixes: &[FixState]) -> Result<
     Ok(())
 }
 
-fn apply_layer(ctx: &Ctx, what: &str, mut files: Files, layer: &Layer) -> Result<Files, Error> {
-    if let Some(dir) = &layer.overlay {
-        files.extend(read_tree(ctx, "overlay", dir)?);
-    }
-    for path in &layer.delete {
-        check_repo_path(path).map_err(|e| ctx.err("delete", path, e))?;
-        let prefix = format!("{path}/");
-        let doomed: Vec<String> = files
-            .keys()
-            .filter(|p| *p == path || p.starts_with(&prefix))
-            .cloned()
-            .collect();
-        for p in &doomed {
-            files.remove(p);
-        }
-        if doomed.is_empty() {
-            return Err(ctx.err(
-                "delete",
-                path,
-                format!("{what}: `{path}` is deleted but does not exist in that layer"),
-            ));
-        }
-    }
-    Ok(files)
-}
-
-/// The most files one layer's tree may hold.
-pub const MAX_TREE_FILES: usize = 20_000;
-/// The largest file a fixture tree may hold.
-pub const MAX_FILE_BYTES: u64 = 16 << 20;
-/// The most bytes one layer's tree may hold.
-pub const MAX_TREE_BYTES: u64 = 256 << 20;
-
-/// Reads every file under `ctx.folder/dir` into a tree. Symlinks are followed only when they stay
-/// inside the fixture folder, and every real folder is visited once (a folder reached twice
-/// through symlinks is an error, so links cannot multiply the tree). Names must be UTF-8, files
-/// regular, and every final repository path (after the `.fixture` suffix is removed) safe
-/// (`check_repo_path`: nothing git takes for `.git`).
-fn read_tree(ctx: &Ctx, key: &str, dir: &str) -> Result<Files, Error> {
-    check_repo_path(dir).map_err(|e| ctx.err(key, dir, e))?;
-    let root = ctx.folder.join(dir);
-    if !root.is_dir() {
-        return Err(ctx.err(
-            key,
-            dir,
-            format!("`{dir}` is not a folder in {}", ctx.folder.display()),
-        ));
-    }
-    let fixture_root = ctx
-        .folder
-        .canonicalize()
-        .map_err(|e| Error::io("resolve", ctx.folder, e))?;
-    let real_root = root
-        .canonicalize()
-        .map_err(|e| Error::io("resolve", &root, e))?;
-    let mut visited = std::collections::HashSet::from([real_root]);
-    let mut files = Files::new();
-    let mut total: u64 = 0;
-    let mut stack = vec![(root.clone(), String::new())];
-    while let Some((abs, rel)) = stack.pop() {
-        let unreadable =
-            |e: std::io::Error| Error::invalid(&abs, format!("the folder cannot be read: {e}"));
-        let entries = std::fs::read_dir(&abs).map_err(unreadable)?;
-        for entry in entries {
-            let entry = entry.map_err(unreadable)?;
-            let path = entry.path();
-            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-                return Err(Error::invalid(
-                    &path,
-                    "a file name that is not UTF-8: repository paths must be UTF-8",
-                ));
-            };
-            let rel_path = if rel.is_empty() {
-                name.clone()
-            } else {
-                format!("{rel}/{name}")
-            };
-            let meta = std::fs::symlink_metadata(&path).map_err(|e| Error::io("read", &path, e))?;
-            let meta = if meta.file_type().is_symlink() {
-                let target = path.canonicalize().map_err(|e| {
-                    Error::invalid(&path, format!("a symlink that cannot be resolved: {e}"))
-                })?;
-                if !target.starts_with(&fixture_root) {
-                    return Err(Error::invalid(
-                        &path,
-                        format!("a symlink pointing outside the fixture folder ({}); fixture trees must be self-contained", target.display()),
-                    ));
-                }
-                std::fs::metadata(&path).map_err(|e| Error::io("read", &path, e))?
-            } else {
-                meta
-            };
-            if meta.is_dir() {
-                check_repo_path(&rel_path).map_err(|e| Error::invalid(&path, e))?;
-                let real = path
-                    .canonicalize()
-                    .map_err(|e| Error::io("resolve", &path, e))?;
-                if !visited.insert(real.clone()) {
-                    return Err(Error::invalid(
-                        &path,
-                        format!("the folder {} is reached twice (through symlinks); a fixture tree visits each folder once", real.display()),
-                    ));
-                }
-                stack.push((path, rel_path));
-            } else if meta.is_file() {
-                let repo_path = rel_path
-                    .strip_suffix(DISARM_SUFFIX)
-                    .unwrap_or(&rel_path)
-                    .to_owned();
-                check_repo_path(&repo_path).map_err(|e| Error::invalid(&path, e))?;
-                if files.len() >= MAX_TREE_FILES {
-                    return Err(ctx.err(key, dir, format!("`{dir}` holds more than {MAX_TREE_FILES} files; the limit is {MAX_TREE_FILES}")));
-                }
-                let content = yaml::read_input(&path, MAX_FILE_BYTES)?;
-                total += content.len() as u64;
-                if total > MAX_TREE_BYTES {
-                    return Err(ctx.err(key, dir, format!("`{dir}` holds more than {MAX_TREE_BYTES} bytes; the limit is {MAX_TREE_BYTES}")));
-                }
-                if files.insert(repo_path.clone(), content.into()).is_some() {
-                    return Err(Error::invalid(
-                        &path,
-                        format!("two files become `{repo_path}` once `{DISARM_SUFFIX}` is removed"),
-                    ));
-                }
-            } else {
-                return Err(Error::invalid(
-                    &path,
-                    "not a regular file or folder (a FIFO, socket or device): fixture trees hold files only",
-                ));
-            }
-        }
-    }
-    hash_files(&mut ctx.hasher.borrow_mut(), &files);
-    Ok(files)
-}
-
-fn hash_files(hasher: &mut Sha256, files: &Files) {
-    for (path, content) in files {
-        hasher.update((path.len() as u64).to_le_bytes());
-        hasher.update(path.as_bytes());
-        hasher.update((content.len() as u64).to_le_bytes());
-        hasher.update(content);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The bundled corpus: every omission fixture holds its golden's base tree itself (not a copy),
-    /// and every file a layer leaves unchanged is the golden's content, not a second copy of it:
-    /// the corpus's memory grows with what fixtures plant, not with their number.
+    fn bundled() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+    }
+
+    /// The bundled corpus: every omission fixture, composed, holds its golden's base tree itself
+    /// (not a copy), and every file a layer leaves unchanged is the golden's content, not a second
+    /// copy of it: what a composed fixture costs is what it plants, not its golden again.
     #[test]
     fn omission_fixtures_share_their_goldens_trees_and_contents() {
-        let corpus = load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"))
-            .expect("the bundled corpus loads");
+        let corpus = load(&bundled()).expect("the bundled corpus loads");
         let mut shared_files = 0;
         for f in corpus.fixtures.iter().filter(|f| !f.is_golden()) {
             let golden = corpus.get(f.golden.as_deref().unwrap()).unwrap();
+            let golden = golden.in_memory().expect("a golden's trees are in memory");
+            let trees = f.compose().unwrap();
+            let (mine, theirs) = (&trees.states, &golden.states);
             assert!(
-                f.states.base.ptr_eq(&golden.states.base),
+                mine.base.ptr_eq(&theirs.base),
                 "{}: its base tree is a copy of its golden's",
                 f.id
             );
             let pairs = [
-                (Some(&f.states.head), Some(&golden.states.head)),
-                (f.states.staged.as_ref(), golden.states.staged.as_ref()),
-                (f.states.unstaged.as_ref(), golden.states.unstaged.as_ref()),
+                (Some(&mine.head), Some(&theirs.head)),
+                (mine.staged.as_ref(), theirs.staged.as_ref()),
+                (mine.unstaged.as_ref(), theirs.unstaged.as_ref()),
             ];
             for (mine, theirs) in pairs {
                 let (Some(mine), Some(theirs)) = (mine, theirs) else {
@@ -874,5 +713,110 @@ mod tests {
             }
         }
         assert!(shared_files > 1000, "only {shared_files} shared files");
+    }
+
+    /// A loaded corpus holds trees for its goldens only: every omission fixture is a recipe.
+    #[test]
+    fn omission_fixtures_are_loaded_as_recipes_and_goldens_as_trees() {
+        let corpus = load(&bundled()).expect("the bundled corpus loads");
+        let omissions = corpus.fixtures.iter().filter(|f| !f.is_golden()).count();
+        assert!(omissions > 50, "{omissions} omission fixtures");
+        for f in &corpus.fixtures {
+            match (&f.layers, f.is_golden()) {
+                (Layers::Composed(_), true) | (Layers::OnDisk(_), false) => {}
+                _ => panic!(
+                    "{}: golden {} with layers {:?}",
+                    f.id,
+                    f.is_golden(),
+                    f.layers
+                ),
+            }
+        }
+    }
+
+    /// Composing from a recipe gives exactly the trees the loader composed and validated: every
+    /// fixture, every layer, every scripted fix (and nothing else is different about it).
+    #[test]
+    fn a_fixture_composed_from_its_recipe_has_the_trees_the_loader_validated() {
+        let lazy = load(&bundled()).expect("the bundled corpus loads");
+        let eager = load_with(&bundled(), true).expect("the bundled corpus loads");
+        assert_eq!(lazy.fixtures.len(), eager.fixtures.len());
+        let mut fixes = 0;
+        for (l, e) in lazy.fixtures.iter().zip(&eager.fixtures) {
+            assert_eq!((&l.id, &l.content_hash), (&e.id, &e.content_hash));
+            let validated = e.in_memory().expect("an eager load keeps every tree");
+            let composed = l.compose().unwrap();
+            let (a, b) = (&composed.states, &validated.states);
+            assert_eq!(a.base, b.base, "{}: base", l.id);
+            assert_eq!(a.head, b.head, "{}: head", l.id);
+            assert_eq!(a.staged, b.staged, "{}: staged", l.id);
+            assert_eq!(a.unstaged, b.unstaged, "{}: unstaged", l.id);
+            assert_eq!(composed.fixes.len(), validated.fixes.len(), "{}", l.id);
+            for (x, y) in composed.fixes.iter().zip(&validated.fixes) {
+                assert_eq!(x.after_round, y.after_round, "{}", l.id);
+                assert_eq!(x.files, y.files, "{}: fix after {}", l.id, x.after_round);
+                fixes += 1;
+            }
+        }
+        assert!(fixes > 10, "only {fixes} scripted fixes compared");
+    }
+
+    /// A fixture's overlay file removed, changed or added after loading: composing it is an error
+    /// naming the file, never the trees of the files as they are now.
+    #[test]
+    fn a_fixture_whose_files_changed_after_loading_does_not_compose() {
+        let dir = tempfile::tempdir().unwrap();
+        for id in [
+            "subscription-cancel",
+            "subscription-cancel-acceptance-unchecked",
+        ] {
+            copy_dir(&bundled().join(id), &dir.path().join(id));
+        }
+        let corpus = load(dir.path()).expect("the copied fixtures load");
+        let f = corpus
+            .get("subscription-cancel-acceptance-unchecked")
+            .unwrap();
+        f.compose().expect("composes while its files are unchanged");
+        let Layers::OnDisk(recipe) = &f.layers else {
+            panic!("an omission fixture is a recipe")
+        };
+        let read = |p: &str| dir.path().join(&f.id).join(p);
+        let first = recipe
+            .inputs
+            .first()
+            .expect("the fixture reads files")
+            .path
+            .clone();
+        let file = read(&first);
+        let bytes = std::fs::read(&file).unwrap();
+        let mut edited = bytes.clone();
+        edited[0] ^= 0x20;
+        std::fs::write(&file, &edited).unwrap();
+        let e = f.compose().unwrap_err().to_string();
+        assert!(
+            e.contains(&*file.to_string_lossy()) && e.contains("changed"),
+            "{e}"
+        );
+        std::fs::remove_file(&file).unwrap();
+        let e = f.compose().unwrap_err().to_string();
+        assert!(
+            e.contains(&*file.to_string_lossy()) && e.contains("removed"),
+            "{e}"
+        );
+        std::fs::write(&file, &bytes).unwrap();
+        f.compose().expect("composes again once the file is back");
+    }
+
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy_dir(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), &target).unwrap();
+            }
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! The corpus: the fixture and scenario formats, strict YAML, placeholders, and loading the
-//! fixtures into composed, in-memory file trees.
+//! fixtures: goldens composed into in-memory file trees, omission fixtures kept as recipes.
 
+pub mod compose;
 pub mod files;
 pub mod fixture;
 pub mod hash;
@@ -9,8 +10,9 @@ pub mod import;
 pub mod loader;
 pub mod paths;
 pub mod placeholder;
+pub mod recipe;
 pub mod scenario;
 pub mod taxonomy;
 pub mod yaml;
 
-pub use loader::{load, Blob, Corpus, Files, Fixture};
+pub use loader::{load, Blob, Composed, Corpus, Files, Fixture};

@@ -4,11 +4,13 @@
 
 use serde_json::Value;
 
-use crate::corpus::{Files, Fixture};
+use crate::corpus::{Composed, Files, Fixture};
 
 /// One golden, parsed for site discovery.
 pub struct Ledger<'g> {
     pub golden: &'g Fixture,
+    /// The golden's trees (a golden's are in memory).
+    pub trees: &'g Composed,
     /// The golden's final files (its last layer), placeholders unresolved.
     pub files: &'g Files,
     /// The feature folder, e.g. `specs/wordcount-top`.
@@ -58,9 +60,10 @@ fn strs(v: &Value) -> Vec<String> {
 
 impl<'g> Ledger<'g> {
     /// The ledger of `golden`: the first `specs/<feature>/requirements.json` of its final files.
-    /// `None` for a golden without one.
+    /// `None` for a golden without one (or without trees in memory).
     pub fn of(golden: &'g Fixture) -> Option<Ledger<'g>> {
-        let files = final_files(golden);
+        let trees: &'g Composed = golden.in_memory()?;
+        let files = trees.final_files();
         let (path, content) = files.iter().find(|(p, _)| {
             p.starts_with("specs/")
                 && p.ends_with("/requirements.json")
@@ -69,6 +72,7 @@ impl<'g> Ledger<'g> {
         let requirements = serde_json::from_slice(content).ok()?;
         Some(Ledger {
             golden,
+            trees,
             files,
             feature: path.trim_end_matches("/requirements.json").to_owned(),
             requirements,
@@ -212,15 +216,6 @@ impl<'g> Ledger<'g> {
         out.push_str(rest);
         Some(out.into_bytes())
     }
-}
-
-/// A fixture's final files: its last layer.
-pub fn final_files(f: &Fixture) -> &Files {
-    f.states
-        .unstaged
-        .as_ref()
-        .or(f.states.staged.as_ref())
-        .unwrap_or(&f.states.head)
 }
 
 /// The number of lines of `content`.

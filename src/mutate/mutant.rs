@@ -4,9 +4,10 @@
 use sha2::{Digest, Sha256};
 
 use crate::corpus::fixture::{ExpectedRounds, LayerName};
-use crate::corpus::loader::{Expectation, FixState, States};
+use std::sync::Arc;
+
+use crate::corpus::loader::{Composed, Expectation, FixState, Layers, States};
 use crate::corpus::{Blob, Files, Fixture};
-use crate::mutate::ledger::final_files;
 use crate::mutate::operator::{Operator, Planted};
 use gatebench_report::Verdict;
 
@@ -51,7 +52,10 @@ pub fn build(
     if planted.write.is_empty() && planted.delete.is_empty() {
         return Err("the operator changes nothing at this site".into());
     }
-    let mut states = golden.states.clone();
+    let trees = golden
+        .in_memory()
+        .ok_or("the golden's trees are not in memory")?;
+    let mut states = trees.states.clone();
     let apply = |mut files: Files| -> Result<Files, String> {
         files.extend(planted.write.clone());
         for path in &planted.delete {
@@ -63,7 +67,7 @@ pub fn build(
     };
     match planted.into {
         LayerName::Head => {
-            if golden.states.staged.is_some() || golden.states.unstaged.is_some() {
+            if trees.states.staged.is_some() || trees.states.unstaged.is_some() {
                 return Err(
                     "the golden has staged or unstaged layers; head cannot be mutated".into(),
                 );
@@ -71,7 +75,7 @@ pub fn build(
             states.head = apply(states.head)?;
         }
         LayerName::Staged => {
-            if golden.states.unstaged.is_some() {
+            if trees.states.unstaged.is_some() {
                 return Err("the golden has an unstaged layer".into());
             }
             let from = states.staged.take().unwrap_or_else(|| states.head.clone());
@@ -86,13 +90,13 @@ pub fn build(
             states.unstaged = Some(apply(from)?);
         }
     }
-    if layer_trees(&states) == layer_trees(&golden.states) {
+    if layer_trees(&states) == layer_trees(&trees.states) {
         return Err("equivalent: the mutant's trees equal the golden's".into());
     }
-    let mutated = final_files_of(&states).clone();
+    let mutated = states.final_files().clone();
     let fix_trees = match &planted.fixes {
         Some(fixes) => fixes.clone(),
-        None => vec![final_files(golden).clone()],
+        None => vec![trees.final_files().clone()],
     };
     let mut previous = mutated;
     let mut fixes = Vec::new();
@@ -131,7 +135,7 @@ pub fn build(
         golden: Some(golden.id.clone()),
         file: golden.file.clone(),
         worktree: golden.worktree,
-        states,
+        layers: Layers::Composed(Arc::new(Composed { states, fixes })),
         expect: Expectation {
             verdict: Verdict::Fail,
             kind: Some(op.kind),
@@ -139,7 +143,6 @@ pub fn build(
             findings: Vec::new(),
             rounds: Some(planted.rounds.unwrap_or(ExpectedRounds::After(2))),
         },
-        fixes,
         content_hash,
     })
 }
@@ -163,14 +166,6 @@ fn rebind(mut files: Files, previous: &Files) -> Files {
         .collect();
     files.extend(rebound);
     files
-}
-
-fn final_files_of(states: &States) -> &Files {
-    states
-        .unstaged
-        .as_ref()
-        .or(states.staged.as_ref())
-        .unwrap_or(&states.head)
 }
 
 /// The tree ids of the composed layers (head, staged, unstaged; a layer a fixture lacks is the one

@@ -7,7 +7,6 @@ use crate::corpus::fixture::{Expect, Fix, FixtureFile, LayerName, Plant};
 use crate::corpus::loader::DISARM_SUFFIX;
 use crate::corpus::{Files, Fixture};
 use crate::error::{Error, Result};
-use crate::mutate::ledger::final_files;
 
 /// Repository-like names stored with the `.fixture` suffix (docs/FIXTURES.md).
 fn disarmed(path: &str) -> String {
@@ -63,17 +62,22 @@ pub fn write(dir: &Path, golden: &Fixture, mutant: &Fixture) -> Result<PathBuf> 
             "the folder already exists; remove it first",
         ));
     }
-    let (into, before, after) = match (&mutant.states.staged, &mutant.states.unstaged) {
-        (_, Some(u)) => (LayerName::Unstaged, final_files(golden), u),
-        (Some(s), None) => (LayerName::Staged, final_files(golden), s),
-        (None, None) => (LayerName::Head, &golden.states.head, &mutant.states.head),
+    let (golden_trees, mutant_trees) = (golden.compose()?, mutant.compose()?);
+    let (into, before, after) = match (&mutant_trees.states.staged, &mutant_trees.states.unstaged) {
+        (_, Some(u)) => (LayerName::Unstaged, golden_trees.final_files(), u),
+        (Some(s), None) => (LayerName::Staged, golden_trees.final_files(), s),
+        (None, None) => (
+            LayerName::Head,
+            &golden_trees.states.head,
+            &mutant_trees.states.head,
+        ),
     };
     let (written, delete) = layer(before, after);
     let plant_dir = (!written.is_empty()).then(|| "plant".to_owned());
     write_tree(&folder.join("plant"), &written)?;
     let mut fixes = Vec::new();
     let mut previous = after.clone();
-    for fix in &mutant.fixes {
+    for fix in &mutant_trees.fixes {
         let (written, delete) = layer(&previous, &fix.files);
         let name = format!("fix{}", fix.after_round);
         write_tree(&folder.join(&name), &written)?;

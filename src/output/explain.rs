@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use crate::corpus::fixture::ExpectedRounds;
-use crate::corpus::{Corpus, Files, Fixture};
+use crate::corpus::{Composed, Corpus, Files};
 use crate::error::{Error, Result};
 use crate::output::reported;
 use crate::output::results::RunResults;
@@ -13,22 +13,13 @@ use crate::score::outcome;
 
 pub use crate::output::trial_logs::diff_trees;
 
-fn layers(f: &Fixture) -> Vec<(&'static str, Option<&Files>)> {
+fn layers(f: &Composed) -> Vec<(&'static str, Option<&Files>)> {
     vec![
         ("base (main)", Some(&f.states.base)),
         ("head (the feature branch, HEAD)", Some(&f.states.head)),
         ("staged (index)", f.states.staged.as_ref()),
         ("unstaged (work tree)", f.states.unstaged.as_ref()),
     ]
-}
-
-/// The tree the gate sees first: the work tree after every layer.
-fn final_tree(f: &Fixture) -> &Files {
-    f.states
-        .unstaged
-        .as_ref()
-        .or(f.states.staged.as_ref())
-        .unwrap_or(&f.states.head)
 }
 
 fn indent(text: &str, by: &str) -> String {
@@ -64,14 +55,16 @@ pub fn explain(corpus: &Corpus, id: &str, last: Option<(&str, &RunResults)>) -> 
     }
 
     let _ = writeln!(out, "\nWHAT IT PLANTS");
+    let trees = fixture.compose()?;
     match fixture.golden.as_deref().and_then(|g| corpus.get(g)) {
         Some(golden) => {
+            let golden_trees = golden.compose()?;
             let _ = writeln!(
                 out,
                 "  planted in the golden `{}`; the diff from its trees, layer by layer:",
                 golden.id
             );
-            for ((name, g), (_, f)) in layers(golden).into_iter().zip(layers(fixture)) {
+            for ((name, g), (_, f)) in layers(&golden_trees).into_iter().zip(layers(&trees)) {
                 let empty = Files::new();
                 let (g, f) = match (g, f) {
                     (None, None) => continue,
@@ -97,13 +90,13 @@ pub fn explain(corpus: &Corpus, id: &str, last: Option<(&str, &RunResults)>) -> 
             let _ = writeln!(
                 out,
                 "  nothing: a golden (control) is a clean project; a correct gate passes it.\n  its trees: base {} files, head {} files",
-                fixture.states.base.len(),
-                fixture.states.head.len()
+                trees.states.base.len(),
+                trees.states.head.len()
             );
         }
     }
-    let mut before = final_tree(fixture);
-    for (n, fix) in fixture.fixes.iter().enumerate() {
+    let mut before = trees.final_files();
+    for (n, fix) in trees.fixes.iter().enumerate() {
         let _ = writeln!(
             out,
             "\n  scripted fix {} (committed after round {} when it did not pass):",

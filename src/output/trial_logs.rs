@@ -6,7 +6,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::corpus::fixture::LocusEntry;
-use crate::corpus::{Corpus, Files, Fixture};
+use crate::corpus::{Corpus, Fixture};
 use crate::error::{Error, Result};
 use crate::output::results::RunResults;
 use crate::score::locus;
@@ -32,28 +32,29 @@ pub struct FixtureView {
 /// Fixture views by fixture id.
 pub type Views = BTreeMap<String, FixtureView>;
 
-/// The tree the pipeline sees first: the work tree after every layer.
-fn final_tree(f: &Fixture) -> &Files {
-    f.states
-        .unstaged
-        .as_ref()
-        .or(f.states.staged.as_ref())
-        .unwrap_or(&f.states.head)
-}
-
-/// The views of `fixtures`, their goldens looked up in `corpus`.
+/// The views of `fixtures`, their goldens looked up in `corpus`; each fixture composed in turn
+/// (one fixture's trees in memory at a time). A fixture whose files can no longer be composed
+/// has no diffs (its trials are errors that say why).
 pub fn views(fixtures: &[&Fixture], corpus: &Corpus) -> Views {
     fixtures
         .iter()
         .map(|f| {
+            let Ok(trees) = f.compose() else {
+                let view = FixtureView {
+                    locus: f.expect.locus.clone(),
+                    ..FixtureView::default()
+                };
+                return (f.id.clone(), view);
+            };
             let planted_diff = f
                 .golden
                 .as_deref()
                 .and_then(|g| corpus.get(g))
-                .map(|g| diff_trees(final_tree(g), final_tree(f)));
-            let mut before = final_tree(f);
+                .and_then(|g| g.compose().ok())
+                .map(|g| diff_trees(g.final_files(), trees.final_files()));
+            let mut before = trees.final_files();
             let mut fix_diffs = Vec::new();
-            for fix in &f.fixes {
+            for fix in &trees.fixes {
                 fix_diffs.push((fix.after_round, diff_trees(before, &fix.files)));
                 before = &fix.files;
             }

@@ -62,18 +62,18 @@ impl Cache {
         self.read
     }
 
-    /// The key of one trial of one fixture.
-    pub fn key(&self, fixture: &Fixture, trial: u32) -> String {
+    /// The key of one trial of one fixture (an error when the fixture's files cannot be composed).
+    pub fn key(&self, fixture: &Fixture, trial: u32) -> crate::error::Result<String> {
         let value = serde_json::json!({
             "format": FORMAT,
             "gatebench": env!("CARGO_PKG_VERSION"),
-            "repo": repo_hash(fixture),
+            "repo": repo_hash(fixture)?,
             "pipeline": self.pipeline,
             "trial": trial,
             "max_rounds": self.max_rounds,
             "base_ref": self.base_ref,
         });
-        hex(&Sha256::digest(value.to_string().as_bytes()))
+        Ok(hex(&Sha256::digest(value.to_string().as_bytes())))
     }
 
     fn path(&self, key: &str) -> PathBuf {
@@ -85,7 +85,7 @@ impl Cache {
         if !self.read {
             return None;
         }
-        let key = self.key(fixture, trial);
+        let key = self.key(fixture, trial).ok()?;
         let bytes = std::fs::read(self.path(&key)).ok()?;
         let entry: Entry = serde_json::from_slice(&bytes).ok()?;
         (entry.format == FORMAT && entry.key == key && entry.record.fixture == fixture.id)
@@ -104,7 +104,7 @@ impl Cache {
         if !cacheable(record) {
             return Ok(());
         }
-        let key = self.key(fixture, trial);
+        let key = self.key(fixture, trial)?;
         let entry = Entry {
             format: FORMAT,
             key: key.clone(),

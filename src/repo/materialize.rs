@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use git2::{IndexEntry, IndexTime, ObjectType, Oid, Repository};
 
 use crate::corpus::placeholder::{self, Known, Stage};
-use crate::corpus::{Blob, Files, Fixture};
+use crate::corpus::{Blob, Composed, Files, Fixture};
 use crate::error::{Error, Result};
 use crate::repo::pack::Pack;
 use gatebench_gittree as gittree;
@@ -221,13 +221,23 @@ fn resolve(
 /// The base and head commits, their trees and blobs are hashed in memory and written as one pack
 /// ([`Pack`]); the repository around them is the few files git needs. The work tree and an index
 /// that matches it (stat data included, so git sees it clean) come next; the staged and unstaged
-/// layers and the linked worktree go through libgit2.
+/// layers and the linked worktree go through libgit2. The fixture is composed first (see
+/// [`materialize_composed`] for trees composed already).
 pub fn materialize(fixture: &Fixture, dir: &Path) -> Result<Materialized> {
+    materialize_composed(fixture, &*fixture.compose()?, dir)
+}
+
+/// [`materialize`] with the fixture's trees given (`fixture.compose()`).
+pub fn materialize_composed(
+    fixture: &Fixture,
+    trees: &Composed,
+    dir: &Path,
+) -> Result<Materialized> {
     let mut known = Known::default();
     let mut commits = BTreeMap::new();
     let mut pack = Pack::new();
 
-    let states = &fixture.states;
+    let states = &trees.states;
     let base = resolve(fixture, Stage::Base, &states.base, None, &known)?;
     let base_tree = pack_tree(&mut pack, &base);
     let base_commit = pack.insert(

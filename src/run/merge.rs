@@ -286,7 +286,7 @@ pub fn views_of(merged: &RunResults) -> Option<crate::output::trial_logs::Views>
         .filter_map(|info| {
             corpus
                 .get(&info.id)
-                .filter(|f| crate::corpus::hash::repo_hash(f) == info.repo_hash)
+                .filter(|f| crate::corpus::hash::repo_hash(f).is_ok_and(|h| h == info.repo_hash))
         })
         .collect();
     Some(crate::output::trial_logs::views(&same, &corpus))

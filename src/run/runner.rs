@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use crate::corpus::fixture::ExpectedRounds;
 use crate::corpus::scenario::OnModified;
-use crate::corpus::Fixture;
+use crate::corpus::{Composed, Fixture};
 use crate::output::objects::Store;
 use crate::pipeline::cache::Cache;
 use crate::pipeline::round::{FixInput, Pipeline, RoundInput, RoundOutput, RoundRun};
@@ -228,12 +228,27 @@ pub fn run_trial(
     if cfg.work_root.keep() {
         record.kept_at = Some(dir.display().to_string());
     }
-    match materialize::materialize(fixture, &dir) {
+    // Composed now, dropped when the trial ends: the corpus holds no omission fixture's trees.
+    let trees = match fixture.compose() {
+        Ok(trees) => trees,
+        Err(e) => {
+            record.harness_error = Some(format!(
+                "the fixture could not be composed from its files: {e}"
+            ));
+            trial_score::score(fixture, cfg.scoring, &mut record);
+            apply_on_modified(&mut record, cfg.on_modified);
+            record.duration_ms = started.elapsed().as_millis() as u64;
+            return record;
+        }
+    };
+    match materialize::materialize_composed(fixture, &trees, &dir) {
         Ok(mut materialized) => {
             record.materialize_ms = started.elapsed().as_millis() as u64;
             record.work_dir = materialized.work_dir.display().to_string();
+            // The results' repository hash, from these trees rather than composed again later.
+            crate::corpus::hash::repo_hash_of(fixture, &trees);
             rounds(
-                fixture,
+                (fixture, &trees),
                 (trial, &case),
                 pipeline,
                 cfg,
@@ -288,7 +303,7 @@ fn changes(before: &Result<RepoFingerprint, String>, work_dir: &Path) -> Vec<Str
 /// Verifies round by round; between rounds applies the pipeline's fixer or the fixture's scripted
 /// fix. Records every round; scoring is `trial_score`'s.
 fn rounds(
-    fixture: &Fixture,
+    (fixture, trees): (&Fixture, &Composed),
     (trial, case): (u32, &str),
     pipeline: &dyn Pipeline,
     cfg: &RunConfig<'_>,
@@ -397,7 +412,7 @@ fn rounds(
             record.rounds.push(round_record);
             continue;
         }
-        let Some((number, fix)) = fixture
+        let Some((number, fix)) = trees
             .fixes
             .iter()
             .enumerate()

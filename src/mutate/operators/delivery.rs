@@ -6,7 +6,7 @@ use crate::corpus::fixture::ExpectedRounds;
 use crate::corpus::taxonomy::Kind;
 use crate::corpus::Files;
 use crate::mutate::jsontext;
-use crate::mutate::ledger::{final_files, Ledger};
+use crate::mutate::ledger::Ledger;
 use crate::mutate::operator::{site_id, Family, Operator, Planted, Site};
 use crate::mutate::operators::common::append_line;
 
@@ -43,7 +43,7 @@ fn command(l: &Ledger, key: &str) -> Option<(usize, String)> {
 }
 
 fn changed(l: &Ledger) -> Vec<String> {
-    let base = &l.golden.states.base;
+    let base = &l.trees.states.base;
     l.files
         .iter()
         .filter(|(p, c)| base.get(*p) != Some(*c))
@@ -264,7 +264,7 @@ fn point_sites(l: &Ledger, twice: bool) -> Vec<Site> {
                 .at_lines(&file, [line, line])
                 .at_lines(&script, [point, point]);
                 if twice {
-                    let golden = final_files(l.golden);
+                    let golden = l.trees.final_files();
                     let mut miss: Files = golden.clone();
                     miss.insert(file.clone(), content.into());
                     if let Some(readme) = golden.get("README.md") {
