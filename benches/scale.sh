@@ -57,7 +57,7 @@ YAML
     printf "| %d | %.2f | %.0f | %.2f | %.0f | %.1f |\n", n, w, n / w, (u + s) * 1000 / n, r / 1024, b / 1024 / n }'
   if [ "${OUTPUTS:-0}" = 1 ] && [ -n "$results" ]; then
     run_dir=$(dirname "$results")
-    fixture=$(ls "$dir/fixtures" | grep -- '-r0$' | head -1)
+    fixture=$(ls "$dir/fixtures" | awk '/-r0$/ && !found { print; found = 1 }')
     for shard in 1/2 2/2; do
       "$bin" run "$dir/scenarios/scale.yaml" --quiet --jobs "$jobs" --work-dir "$work" \
         --shard "$shard" --reports-dir "$dir/shards" >/dev/null 2>&1 || [ $? -le 2 ]

@@ -375,7 +375,8 @@ fn every_trial_leaves_a_log_folder_linked_from_junit_html_and_explain() {
     let fixture = "loop-wordcount-converges-in-three";
     let finished = bundled("default.yaml", reports.path(), &[fixture]);
     // Read back from disk: the reports themselves are in the run's object store.
-    let stored = gatebench::output::results::read(&finished.dir.join("results.json")).unwrap();
+    let mut stored = gatebench::output::results::read(&finished.dir.join("results.json")).unwrap();
+    stored.resolve().unwrap();
     let results = &stored;
     let junit = std::fs::read_to_string(finished.dir.join("junit.xml")).unwrap();
     let html = std::fs::read_to_string(finished.dir.join("report.html")).unwrap();

@@ -606,6 +606,17 @@ fn replay_rescores_a_recorded_run_against_changed_expectations_without_invoking_
     );
     assert_eq!(trial(r, GOLDEN).outcome, Outcome::Passed);
     assert!(replayed.dir.join("results.json").is_file());
+    // The replay holds references only, and its own store has every object they name.
+    assert!(r
+        .trials
+        .iter()
+        .all(|t| t.rounds.iter().all(|r| r.report.is_none())));
+    let mut stored = gatebench::output::runs::read(&replayed.dir).unwrap();
+    stored.resolve().unwrap();
+    assert!(stored
+        .trials
+        .iter()
+        .all(|t| t.rounds.iter().all(|r| r.report.is_some())));
 
     // A fixture that now materializes something else cannot be re-scored from old reports.
     let text = std::fs::read_to_string(&yaml).unwrap();

@@ -32,7 +32,9 @@ fn run(scenario: &str, reports: &Path) -> RunResults {
     } else {
         Path::new(line.trim()).to_path_buf()
     };
-    gatebench::output::results::read(&path).unwrap()
+    let mut results = gatebench::output::results::read(&path).unwrap();
+    results.resolve().unwrap();
+    results
 }
 
 fn value(rate: Option<gatebench::score::rate::Rate>) -> f64 {

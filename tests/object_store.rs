@@ -115,7 +115,13 @@ fn a_run_written_through_the_object_store_reads_back_as_the_in_memory_run() {
     );
     assert!(text.contains("\"report_ref\":"));
 
-    let read = results::read(&finished.dir.join("results.json")).unwrap();
+    let mut read = results::read(&finished.dir.join("results.json")).unwrap();
+    // Read back with references only (one trial's reports in memory at a time), restored whole.
+    assert!(read
+        .trials
+        .iter()
+        .all(|t| t.rounds.iter().all(|r| r.report.is_none())));
+    read.resolve().unwrap();
     assert_eq!(read.schema_version, results::SCHEMA_VERSION);
     let got: Vec<_> = read.trials.iter().map(normalized).collect();
     let want: Vec<_> = memory.iter().map(normalized).collect();

@@ -128,7 +128,18 @@ fn the_merge_command_writes_a_merged_run_and_exits_like_run() {
     assert!(run.join("report.html").is_file());
     assert!(run.display().to_string().ends_with("-legacy-merged"));
     // The merged run has its trial logs as `run` writes them: one folder per trial.
-    let merged = gatebench::output::runs::read(&run).unwrap();
+    let mut merged = gatebench::output::runs::read(&run).unwrap();
+    // Every object its trials reference is in its own store (linked from the shards' stores),
+    // and each round kept its report.
+    assert_eq!(
+        merged.objects,
+        Some(gatebench::output::objects::Store::new(run.join("objects")))
+    );
+    merged.resolve().unwrap();
+    assert!(merged
+        .trials
+        .iter()
+        .all(|t| t.rounds.iter().all(|r| r.report.is_some())));
     let logs: Vec<_> = std::fs::read_dir(run.join("trials"))
         .unwrap()
         .map(|e| e.unwrap().path())

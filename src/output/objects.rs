@@ -103,6 +103,47 @@ impl Store {
         Ok(())
     }
 
+    /// Links into this store (a copy where a link cannot be made) every object `trial` references
+    /// by hash without holding it, from the first of `sources` that has it: a run written from
+    /// another run's records (`replay`, `merge`) gets its own objects without reading them into
+    /// memory. An object in none of them is an error naming it.
+    pub fn adopt(&self, sources: &[&Store], trial: &TrialRecord) -> Result<()> {
+        for round in &trial.rounds {
+            let referenced = [
+                (round.report.is_none(), &round.report_ref),
+                (round.process.is_none(), &round.process_ref),
+                (round.fixer.is_none(), &round.fixer_ref),
+                (round.fix_diff.is_none(), &round.fix_diff_ref),
+            ];
+            for hash in referenced
+                .into_iter()
+                .filter_map(|(absent, hash)| hash.as_ref().filter(|_| absent))
+            {
+                let to = self.path_of(hash);
+                if sources.iter().any(|s| s.dir == self.dir) || to.is_file() {
+                    continue;
+                }
+                let Some(from) = sources
+                    .iter()
+                    .map(|s| s.path_of(hash))
+                    .find(|p| p.is_file())
+                else {
+                    return Err(Error::invalid(
+                        &self.dir,
+                        format!(
+                            "trial {} [{}] references object {hash}, which none of the runs read                              holds",
+                            trial.fixture, trial.trial
+                        ),
+                    ));
+                };
+                if std::fs::hard_link(&from, &to).is_err() {
+                    std::fs::copy(&from, &to).map_err(|e| Error::io("copy", &from, e))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Restores in full what a trial's rounds hold by reference; the references stay.
     pub fn resolve(&self, trial: &mut TrialRecord) -> Result<()> {
         for round in &mut trial.rounds {
@@ -137,6 +178,25 @@ pub fn resolved<'a>(
             Ok(std::borrow::Cow::Owned(full))
         }
         _ => Ok(std::borrow::Cow::Borrowed(trial)),
+    }
+}
+
+/// Drops what a trial holds in full where it also holds the reference (restored earlier by
+/// [`Store::resolve`]): memory keeps the references only.
+pub fn release(trial: &mut TrialRecord) {
+    for round in &mut trial.rounds {
+        if round.report_ref.is_some() {
+            round.report = None;
+        }
+        if round.process_ref.is_some() {
+            round.process = None;
+        }
+        if round.fixer_ref.is_some() {
+            round.fixer = None;
+        }
+        if round.fix_diff_ref.is_some() {
+            round.fix_diff = None;
+        }
     }
 }
 

@@ -33,7 +33,17 @@ pub fn write_all(dir: &Path, results: &mut RunResults) -> Result<()> {
 pub fn write_all_with(dir: &Path, results: &mut RunResults, views: Option<&Views>) -> Result<()> {
     let store = Store::new(dir.join(objects::DIR));
     std::fs::create_dir_all(store.dir()).map_err(|e| Error::io("create", store.dir(), e))?;
+    // A run written from records read back (`replay`, `merge`) references objects in the runs
+    // it was read from: linked into this one, one trial at a time.
+    let sources: Vec<Store> = results
+        .objects
+        .take()
+        .into_iter()
+        .chain(std::mem::take(&mut results.sources))
+        .collect();
+    let sources: Vec<&Store> = sources.iter().collect();
     for trial in &mut results.trials {
+        store.adopt(&sources, trial)?;
         store.externalize(trial)?;
     }
     results.schema_version = SCHEMA_VERSION;

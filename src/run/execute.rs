@@ -263,6 +263,7 @@ pub fn run_selected(
             isolation: pipeline.isolation(),
             cases: results::cases_of(&options.scenario.spec.name, &trials_index),
             objects: None,
+            sources: Vec::new(),
         };
         let dir = options.reports_dir.join(&run_id);
         let views = crate::output::trial_logs::views(selected, corpus);

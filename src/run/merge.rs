@@ -217,6 +217,12 @@ pub fn merge(
     let baseline = crate::run::baseline::load(Path::new(&first.scenario.file), &thresholds)
         .map_err(|e| vec![e])?;
     let mut merged = first.clone();
+    // Each shard's trials reference its own object store: the merged run links from all of them.
+    merged.objects = None;
+    merged.sources = shards
+        .iter()
+        .filter_map(|(_, r)| r.objects.clone())
+        .collect();
     merged.trials = shards
         .iter()
         .flat_map(|(_, r)| r.trials.iter().cloned())

@@ -120,7 +120,12 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         let modified_was_error = trial
             .reason
             .starts_with("the pipeline modified the repository");
+        // Scored from its reports, read back for this trial alone and dropped after.
+        if let Some(store) = &recorded.objects {
+            store.resolve(trial).map_err(|e| vec![e])?;
+        }
         trial_score::score(fixture, &scoring, trial);
+        crate::output::objects::release(trial);
         if modified_was_error {
             crate::run::runner::apply_on_modified(
                 trial,
