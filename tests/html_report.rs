@@ -6,58 +6,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
 use common::*;
-
-fn chromium() -> Option<PathBuf> {
-    ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .find_map(|name| {
-            let out = Command::new("sh")
-                .args(["-c", &format!("command -v {name}")])
-                .output()
-                .ok()?;
-            let path = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-            (out.status.success() && !path.is_empty()).then(|| PathBuf::from(path))
-        })
-}
-
-/// The DOM after the page's scripts ran.
-fn dump_dom(browser: &Path, url: &str) -> String {
-    let profile = tempfile::tempdir().unwrap();
-    let out = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--window-size=1280,2000",
-            "--virtual-time-budget=5000",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .args(["--dump-dom", url])
-        .output()
-        .expect("chromium runs");
-    assert!(
-        out.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// The value of `name="..."` on the `<html>` element.
-fn root_attribute<'a>(dom: &'a str, name: &str) -> Option<&'a str> {
-    let open = &dom[dom.find("<html")?..];
-    let open = &open[..open.find('>')?];
-    let at = open.find(&format!("{name}=\""))? + name.len() + 2;
-    open[at..].split('"').next()
-}
 
 #[test]
 fn the_html_report_renders_its_charts_table_and_filter_in_a_headless_browser() {
@@ -88,7 +37,7 @@ fn the_html_report_renders_its_charts_table_and_filter_in_a_headless_browser() {
     }
     let url = format!("file://{}", page.display());
 
-    let dom = dump_dom(&browser, &url);
+    let dom = dump_dom(&browser, 5000, &url);
     assert_eq!(
         root_attribute(&dom, "data-ready"),
         Some("1"),
@@ -133,7 +82,7 @@ fn the_html_report_renders_its_charts_table_and_filter_in_a_headless_browser() {
 
     // The filter, preselected through the fragment: only the passed golden stays in the table
     // (the script builds only the rows of the page it shows).
-    let dom = dump_dom(&browser, &format!("{url}#outcome=passed"));
+    let dom = dump_dom(&browser, 5000, &format!("{url}#outcome=passed"));
     assert_eq!(root_attribute(&dom, "data-shown"), Some("1"));
     assert_eq!(dom.matches("<tr data-outcome=").count(), 1);
     assert_eq!(dom.matches(r#"<tr data-outcome="passed""#).count(), 1);
@@ -184,7 +133,11 @@ fn a_failing_trial_opens_with_its_planted_diff_its_findings_and_the_locus_highli
         .unwrap();
     let page = finished.dir.join("report.html");
 
-    let dom = dump_dom(&browser, &format!("file://{}#trial={case}", page.display()));
+    let dom = dump_dom(
+        &browser,
+        5000,
+        &format!("file://{}#trial={case}", page.display()),
+    );
     // One click from the fixture table opens it; the log folder is linked beside it.
     assert!(
         dom.contains(&format!(r##"<a class="open-trial" href="#trial={case}">"##)),
@@ -263,7 +216,7 @@ fn a_run_with_a_surviving_mutant_shows_it_in_the_mutation_section_with_its_diff(
         .collect();
     assert!(!survivors.is_empty());
     let page = finished.dir.join("report.html");
-    let dom = dump_dom(&browser, &format!("file://{}", page.display()));
+    let dom = dump_dom(&browser, 5000, &format!("file://{}", page.display()));
     assert_eq!(root_attribute(&dom, "data-ready"), Some("1"));
     let section = &dom[dom
         .find(r#"<section id="mutation">"#)

@@ -2,24 +2,14 @@
 //! deleted after the corpus was loaded ends its trial as an `error` naming the file, and the run
 //! goes on (the other fixtures are judged as usual).
 
+mod common;
+use common::copy_dir;
+
 use std::path::Path;
 
 use gatebench::corpus::scenario::Scenario;
 use gatebench::run::execute;
 use gatebench::run::options::{Overrides, RunOptions};
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
 
 /// Every file under `dir`, recursively.
 fn files_under(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

@@ -1,6 +1,9 @@
 //! Mutation operators on one golden each: sites found, mutants built, a receipt kept bound to the
 //! old log bytes when materialized, a written mutant loaded back by the fixture loader.
 
+mod common;
+use common::copy_dir;
+
 use std::path::{Path, PathBuf};
 
 use gatebench::corpus;
@@ -91,19 +94,6 @@ fn an_edited_log_no_longer_matches_the_sha256_its_receipt_keeps() {
         &f.compose().unwrap().fixes[0].files["specs/wordcount-top/evidence/cli.log"],
         golden_log
     );
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 #[test]

@@ -7,8 +7,6 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use common::*;
 use gatebench::output::results::{FixtureInfo, RunResults};
@@ -214,53 +212,6 @@ fn the_legacy_run_s_junit_and_html_written_streaming_say_what_the_records_say() 
     check_run("legacy.yaml");
 }
 
-fn chromium() -> Option<PathBuf> {
-    ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .find_map(|name| {
-            let out = Command::new("sh")
-                .args(["-c", &format!("command -v {name}")])
-                .output()
-                .ok()?;
-            let path = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-            (out.status.success() && !path.is_empty()).then(|| PathBuf::from(path))
-        })
-}
-
-/// The DOM after the page's scripts ran.
-fn dump_dom(browser: &Path, url: &str) -> String {
-    let profile = tempfile::tempdir().unwrap();
-    let out = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--window-size=1280,2000",
-            "--virtual-time-budget=10000",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .args(["--dump-dom", url])
-        .output()
-        .expect("chromium runs");
-    assert!(
-        out.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn root_attribute<'a>(dom: &'a str, name: &str) -> Option<&'a str> {
-    let open = &dom[dom.find("<html")?..];
-    let open = &open[..open.find('>')?];
-    let at = open.find(&format!("{name}=\""))? + name.len() + 2;
-    open[at..].split('"').next()
-}
-
 /// The fixtures of the table's rows in the DOM, in order.
 fn shown_fixtures(dom: &str) -> Vec<String> {
     let row = regex::Regex::new(
@@ -316,7 +267,7 @@ fn a_report_of_three_thousand_trials_shows_one_page_pages_to_the_last_and_finds_
     gatebench::output::html::write(&page, &results, &Default::default(), false).unwrap();
     let url = format!("file://{}", page.display());
 
-    let dom = dump_dom(&browser, &url);
+    let dom = dump_dom(&browser, 10_000, &url);
     assert_eq!(root_attribute(&dom, "data-ready"), Some("1"));
     assert_eq!(
         root_attribute(&dom, "data-shown"),
@@ -336,7 +287,7 @@ fn a_report_of_three_thousand_trials_shows_one_page_pages_to_the_last_and_finds_
     assert!(dom.contains(&format!("1–100 of {n}")));
 
     // The last page: the remaining trials, ending with the last one.
-    let dom = dump_dom(&browser, &format!("{url}#page=last"));
+    let dom = dump_dom(&browser, 10_000, &format!("{url}#page=last"));
     assert_eq!(
         root_attribute(&dom, "data-page"),
         Some(pages.to_string().as_str())
@@ -355,7 +306,11 @@ fn a_report_of_three_thousand_trials_shows_one_page_pages_to_the_last_and_finds_
         .position(|t| std::ptr::eq(t, target))
         .unwrap();
     assert!(index >= 100);
-    let dom = dump_dom(&browser, &format!("{url}#search={}", target.fixture));
+    let dom = dump_dom(
+        &browser,
+        10_000,
+        &format!("{url}#search={}", target.fixture),
+    );
     let found: Vec<&str> = results
         .trials
         .iter()
@@ -375,7 +330,7 @@ fn a_report_of_three_thousand_trials_shows_one_page_pages_to_the_last_and_finds_
 
     // Opening that trial shows its view.
     let case = trial_logs::case_of(&results, target);
-    let dom = dump_dom(&browser, &format!("{url}#trial={case}"));
+    let dom = dump_dom(&browser, 10_000, &format!("{url}#trial={case}"));
     assert_eq!(root_attribute(&dom, "data-trial"), Some(case.as_str()));
     let view = &dom[dom.find(r#"<section id="trial-view""#).expect("the view")..];
     let view = &view[..view.find("</section>").unwrap()];

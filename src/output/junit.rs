@@ -229,7 +229,8 @@ pub fn write_to(out: &mut dyn Write, results: &RunResults, linked: bool) -> io::
     w.write_indent()
 }
 
-fn threshold_case(t: &crate::score::metrics::ThresholdResult) -> TestCase {
+/// A threshold as a test case (class `thresholds`): a failure when its bar is not met.
+pub fn threshold_case(t: &crate::score::metrics::ThresholdResult) -> TestCase {
     let status = if t.met {
         TestCaseStatus::success()
     } else {

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use minijinja::Environment;
-use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+use quick_junit::{Report, TestSuite};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -618,15 +618,7 @@ pub fn junit(m: &MatrixResults, runs: &[(String, &RunResults)], linked: bool) ->
             suite.add_test_case(case);
         }
         for t in &results.thresholds {
-            let status = if t.met {
-                TestCaseStatus::success()
-            } else {
-                let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                s.set_type("threshold")
-                    .set_message(format!("{}: {} (bar {})", t.name, t.figure, t.bar));
-                s
-            };
-            let mut case = TestCase::new(t.name.clone(), status);
+            let mut case = crate::output::junit::threshold_case(t);
             case.set_classname(format!("{name}.thresholds"));
             suite.add_test_case(case);
         }

@@ -1,6 +1,6 @@
 //! Helpers shared by the end-to-end tests (`run.rs`, `ci_outputs.rs`, `shard.rs`,
-//! `html_report.rs`): small scenarios over the bundled corpus, run through the library or the
-//! binary.
+//! `html_report.rs`, `streaming_outputs.rs`): small scenarios over the bundled corpus, run through
+//! the library or the binary, and the page in headless Chromium.
 
 #![allow(dead_code)]
 
@@ -102,4 +102,67 @@ pub fn redactions(temp: &Path) -> insta::Settings {
     settings.add_filter(r#"time="[0-9.]+""#, r#"time="[t]""#);
     settings.add_filter(r"[+-]?\d+\.\d+s\b", "[secs]");
     settings
+}
+
+/// The headless Chromium on this machine, if any (`.ci/run` installs it).
+pub fn chromium() -> Option<PathBuf> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|name| {
+            let out = Command::new("sh")
+                .args(["-c", &format!("command -v {name}")])
+                .output()
+                .ok()?;
+            let path = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+            (out.status.success() && !path.is_empty()).then(|| PathBuf::from(path))
+        })
+}
+
+/// The DOM after the page's scripts ran (`virtual_ms` of virtual time for them).
+pub fn dump_dom(browser: &Path, virtual_ms: u32, url: &str) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--window-size=1280,2000",
+        ])
+        .arg(format!("--virtual-time-budget={virtual_ms}"))
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(["--dump-dom", url])
+        .output()
+        .expect("chromium runs");
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The value of `name="..."` on the `<html>` element.
+pub fn root_attribute<'a>(dom: &'a str, name: &str) -> Option<&'a str> {
+    let open = &dom[dom.find("<html")?..];
+    let open = &open[..open.find('>')?];
+    let at = open.find(&format!("{name}=\""))? + name.len() + 2;
+    open[at..].split('"').next()
+}
+
+/// Copies a folder recursively (a corpus to change in a test).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
 }
