@@ -120,7 +120,7 @@ impl Store {
                 .filter_map(|(absent, hash)| hash.as_ref().filter(|_| absent))
             {
                 let to = self.path_of(hash);
-                if sources.iter().any(|s| s.dir == self.dir) || to.is_file() {
+                if to.is_file() {
                     continue;
                 }
                 let Some(from) = sources

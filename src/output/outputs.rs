@@ -40,10 +40,13 @@ pub fn write_all_with(dir: &Path, results: &mut RunResults, views: Option<&Views
         .take()
         .into_iter()
         .chain(std::mem::take(&mut results.sources))
+        .filter(|source| *source != store)
         .collect();
     let sources: Vec<&Store> = sources.iter().collect();
     for trial in &mut results.trials {
-        store.adopt(&sources, trial)?;
+        if !sources.is_empty() {
+            store.adopt(&sources, trial)?;
+        }
         store.externalize(trial)?;
     }
     results.schema_version = SCHEMA_VERSION;
