@@ -174,7 +174,7 @@ fn the_ratchet_fails_a_run_that_regresses_against_its_baseline_while_absolute_ba
     let good = bundled("default.yaml", &reports, &SMALL).results;
     gatebench::output::atomic::write_json_atomic(
         &dir.path().join("base.json"),
-        &gatebench::run::baseline::baseline_of(&good),
+        &gatebench::run::baseline::baseline_of(&good).unwrap(),
     )
     .unwrap();
 
@@ -229,14 +229,16 @@ fn a_baseline_keeps_outcomes_and_drops_what_changes_between_identical_runs() {
     let first = bundled("default.yaml", reports.path(), &SMALL).results;
     let second = bundled("default.yaml", reports.path(), &SMALL).results;
     assert_ne!(first.run_id, second.run_id);
-    let text = |r| serde_json::to_string_pretty(&gatebench::run::baseline::baseline_of(r)).unwrap();
+    let text = |r| {
+        serde_json::to_string_pretty(&gatebench::run::baseline::baseline_of(r).unwrap()).unwrap()
+    };
     let (a, b) = (text(&first), text(&second));
     let differing: Vec<(&str, &str)> = a.lines().zip(b.lines()).filter(|(x, y)| x != y).collect();
     assert_eq!(differing, [], "lines that differ between two baselines");
     assert_eq!(a, b);
     assert!(!a.contains(&reports.path().display().to_string()));
     assert_eq!(
-        outcomes(&gatebench::run::baseline::baseline_of(&first)),
+        outcomes(&gatebench::run::baseline::baseline_of(&first).unwrap()),
         outcomes(&first)
     );
 }

@@ -88,12 +88,13 @@ fn run_script(script: &str, extra: &str, more: &str) -> RunResults {
     execute(&options(s, &dir.path().join("reports"), &[OMISSION], false))
 }
 
-fn trial<'a>(results: &'a RunResults, fixture: &str) -> &'a TrialRecord {
+fn trial(results: &RunResults, fixture: &str) -> TrialRecord {
     results
         .trials
         .iter()
         .find(|t| t.fixture == fixture)
         .unwrap_or_else(|| panic!("no trial of {fixture}"))
+        .into_owned()
 }
 
 #[test]
@@ -275,7 +276,7 @@ fn the_builtin_gate_leaves_the_repository_it_verifies_untouched() {
         .trials
         .iter()
         .filter(|t| t.modified_repo)
-        .map(|t| (&t.fixture, &t.modified_paths))
+        .map(|t| (t.fixture.clone(), t.modified_paths.clone()))
         .collect();
     assert!(modified.is_empty(), "{modified:?}");
 }

@@ -56,12 +56,13 @@ fn run(dir: &Path, script: &str, extra: &str, more: &str) -> RunResults {
     results
 }
 
-fn trial<'a>(results: &'a RunResults, fixture: &str) -> &'a TrialRecord {
+fn trial(results: &RunResults, fixture: &str) -> TrialRecord {
     results
         .trials
         .iter()
         .find(|t| t.fixture == fixture)
         .unwrap_or_else(|| panic!("no trial of {fixture}"))
+        .into_owned()
 }
 
 fn landlock() -> bool {
@@ -99,15 +100,15 @@ fn an_answer_key_reader_reads_nothing_and_detects_nothing_with_the_sandbox_on() 
     assert_eq!(results.isolation.as_ref().unwrap().sandbox, "on");
     for t in &results.trials {
         assert!(
-            stdout_of(t).contains("answer files read: 0"),
+            stdout_of(&t).contains("answer files read: 0"),
             "{}: {}",
             t.fixture,
-            stdout_of(t)
+            stdout_of(&t)
         );
         assert!(
-            stderr_of(t).contains("Permission denied"),
+            stderr_of(&t).contains("Permission denied"),
             "{}",
-            stderr_of(t)
+            stderr_of(&t)
         );
     }
     // No better than an honest verifier: the omission goes undetected.

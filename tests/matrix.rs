@@ -87,7 +87,7 @@ fn a_matrix_run_leaves_a_complete_run_per_pipeline_and_differences_computed_from
         assert_eq!(results.pipeline, kind);
         assert_eq!(results.scenario.matrix_pipeline.as_deref(), Some(name));
         // Every selected fixture ran under each pipeline: two omissions and their golden.
-        let mut fixtures: Vec<&str> = results.trials.iter().map(|t| t.fixture.as_str()).collect();
+        let mut fixtures: Vec<String> = results.trials.iter().map(|t| t.fixture.clone()).collect();
         fixtures.sort();
         assert_eq!(
             fixtures,
@@ -137,7 +137,7 @@ fn a_matrix_run_leaves_a_complete_run_per_pipeline_and_differences_computed_from
             - gate.metrics.overall.false_pass_rate.unwrap().value.unwrap()
     );
     // The fixtures they disagree on are exactly those whose outcomes differ.
-    let mut differing: Vec<&str> = gate
+    let mut differing: Vec<String> = gate
         .trials
         .iter()
         .filter(|g| {
@@ -146,7 +146,7 @@ fn a_matrix_run_leaves_a_complete_run_per_pipeline_and_differences_computed_from
                 .iter()
                 .any(|l| l.fixture == g.fixture && l.outcome != g.outcome)
         })
-        .map(|g| g.fixture.as_str())
+        .map(|g| g.fixture.clone())
         .collect();
     differing.sort();
     let listed: Vec<&str> = pair.fixtures.iter().map(|c| c.fixture.as_str()).collect();

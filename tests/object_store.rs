@@ -123,7 +123,7 @@ fn a_run_written_through_the_object_store_reads_back_as_the_in_memory_run() {
         .all(|t| t.rounds.iter().all(|r| r.report.is_none())));
     read.resolve().unwrap();
     assert_eq!(read.schema_version, results::SCHEMA_VERSION);
-    let got: Vec<_> = read.trials.iter().map(normalized).collect();
+    let got: Vec<_> = read.trials.iter().map(|t| normalized(&t)).collect();
     let want: Vec<_> = memory.iter().map(normalized).collect();
     assert_eq!(got, want);
     // Left out of a one-trial run's file, computed again on reading.
@@ -133,7 +133,7 @@ fn a_run_written_through_the_object_store_reads_back_as_the_in_memory_run() {
     // The run's own records, restored from its store, are the file's.
     let mut kept = finished.results;
     kept.resolve().unwrap();
-    let kept: Vec<_> = kept.trials.iter().map(normalized).collect();
+    let kept: Vec<_> = kept.trials.iter().map(|t| normalized(&t)).collect();
     assert_eq!(kept, got);
 }
 

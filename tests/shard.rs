@@ -51,7 +51,7 @@ fn three_shards_merged_give_the_outcomes_of_the_unsharded_run() {
     assert_eq!(outcomes(&merged), outcomes(&whole));
     // Everything but timings and run ids is the same: metrics, thresholds, fixtures, trials.
     let stable = |r: &RunResults| {
-        serde_json::to_string_pretty(&gatebench::run::baseline::baseline_of(r)).unwrap()
+        serde_json::to_string_pretty(&gatebench::run::baseline::baseline_of(r).unwrap()).unwrap()
     };
     let (m, w) = (stable(&merged), stable(&whole));
     let differing: Vec<(&str, &str)> = m.lines().zip(w.lines()).filter(|(a, b)| a != b).collect();

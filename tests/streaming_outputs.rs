@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use common::*;
 use gatebench::output::results::{FixtureInfo, RunResults};
 use gatebench::output::{junit, objects, trial_logs};
+use gatebench::score::metrics::MetricsReport;
 use gatebench::score::record::TrialRecord;
 use quick_junit::{NonSuccessKind, Report, TestCaseStatus, TestSuite};
 
@@ -22,8 +23,9 @@ fn junit_in_memory(results: &RunResults, linked: bool) -> String {
         .iter()
         .map(|f| (f.id.as_str(), f))
         .collect();
+    let all = results.trials.clone().into_vec().unwrap();
     let mut by_category: BTreeMap<&str, Vec<&TrialRecord>> = BTreeMap::new();
-    for t in &results.trials {
+    for t in &all {
         by_category.entry(t.category.as_str()).or_default().push(t);
     }
     let ms = std::time::Duration::from_millis;
@@ -79,11 +81,8 @@ fn check_run(scenario: &str) {
     let finished = bundled(scenario, reports.path(), &[]);
     let results = gatebench::output::results::read(&finished.dir.join("results.json")).unwrap();
     assert!(results.trials.len() > 100, "the whole corpus");
-    let failing: Vec<&TrialRecord> = results
-        .trials
-        .iter()
-        .filter(|t| !t.outcome.is_good())
-        .collect();
+    let trials = results.trials.clone().into_vec().unwrap();
+    let failing: Vec<&TrialRecord> = trials.iter().filter(|t| !t.outcome.is_good()).collect();
 
     // junit.xml: the streamed file is the in-memory renderer's document, byte for byte.
     let junit = std::fs::read_to_string(finished.dir.join("junit.xml")).unwrap();
@@ -109,7 +108,7 @@ fn check_run(scenario: &str) {
     let views = embedded(&html, "gatebench-trials");
     let cases = views["cases"].as_object().unwrap();
     assert_eq!(cases.len(), results.trials.len());
-    for (t, row) in results.trials.iter().zip(rows) {
+    for (t, row) in trials.iter().zip(rows) {
         let case = results
             .cases
             .iter()
@@ -230,6 +229,65 @@ fn shown_fixtures(dom: &str) -> Vec<String> {
 /// A page of 30 copies of the legacy run's trials (each copy a fixture of its own, `-xN`), about
 /// three thousand rows: one page of 100 rows is in the DOM, the last page is reached, a search
 /// finds a trial on a later page, and a trial on a later page opens in the trial view.
+/// A run renders every output from its spool (its trials read back one at a time): the same
+/// bytes as from the same trials held in memory, and the same metrics, on runs of the bundled
+/// corpus with one and with three trials per fixture (where the per-fixture figures count).
+fn check_spool_against_memory(scenario: &str, trials: u32) {
+    let reports = tempfile::tempdir().unwrap();
+    let mut opts = options(
+        &root().join("scenarios").join(scenario),
+        reports.path(),
+        &[],
+    );
+    opts.trials = trials;
+    let spooled = execute(&opts).results;
+    assert!(
+        !spooled.trials.in_memory(),
+        "a run's trials are read back from its spool"
+    );
+    let mut memory = spooled.clone();
+    memory.trials = spooled.trials.clone().into_vec().unwrap().into();
+    assert!(memory.trials.in_memory());
+    assert!(
+        memory.trials.len() > 100 * trials as usize,
+        "the whole corpus"
+    );
+
+    let json = |r: &RunResults| serde_json::to_string(r).unwrap();
+    assert!(json(&spooled) == json(&memory), "{scenario}: results.json");
+    assert_eq!(
+        gatebench::score::metrics::MetricsReport::of(&spooled.trials),
+        gatebench::score::metrics::MetricsReport::of(memory.trials.clone().into_vec().unwrap()),
+    );
+    assert_eq!(spooled.metrics, MetricsReport::of(&memory.trials));
+    assert!(
+        gatebench::output::summary::markdown(&spooled)
+            == gatebench::output::summary::markdown(&memory),
+        "{scenario}: summary.md"
+    );
+    assert!(
+        junit::render_linked(&spooled, true).unwrap()
+            == junit::render_linked(&memory, true).unwrap(),
+        "{scenario}: junit.xml"
+    );
+    let html = |r: &RunResults| gatebench::output::html::render_with(r, &Default::default(), true);
+    assert!(
+        html(&spooled).unwrap() == html(&memory).unwrap(),
+        "{scenario}: report.html"
+    );
+    spooled.trials.check().unwrap();
+}
+
+#[test]
+fn the_default_run_renders_the_same_outputs_from_its_spool_as_from_memory() {
+    check_spool_against_memory("default.yaml", 1);
+}
+
+#[test]
+fn the_legacy_run_with_three_trials_renders_the_same_outputs_from_its_spool_as_from_memory() {
+    check_spool_against_memory("legacy.yaml", 3);
+}
+
 #[test]
 fn a_report_of_three_thousand_trials_shows_one_page_pages_to_the_last_and_finds_and_opens_a_later_trial(
 ) {
@@ -245,8 +303,11 @@ fn a_report_of_three_thousand_trials_shows_one_page_pages_to_the_last_and_finds_
     let reports = tempfile::tempdir().unwrap();
     let finished = bundled("legacy.yaml", reports.path(), &[]);
     let mut results = gatebench::output::results::read(&finished.dir.join("results.json")).unwrap();
-    let (trials, fixtures) = (results.trials.clone(), results.fixtures.clone());
-    results.trials.clear();
+    let (trials, fixtures) = (
+        results.trials.clone().into_vec().unwrap(),
+        results.fixtures.clone(),
+    );
+    let mut copies: Vec<TrialRecord> = Vec::new();
     results.fixtures.clear();
     // Cases computed from the ids (`case_of`), as for a run without recorded cases.
     results.cases.clear();
@@ -254,7 +315,7 @@ fn a_report_of_three_thousand_trials_shows_one_page_pages_to_the_last_and_finds_
         for t in &trials {
             let mut t = t.clone();
             t.fixture = format!("{}-x{copy}", t.fixture);
-            results.trials.push(t);
+            copies.push(t);
         }
         for f in &fixtures {
             let mut f = f.clone();
@@ -262,7 +323,8 @@ fn a_report_of_three_thousand_trials_shows_one_page_pages_to_the_last_and_finds_
             results.fixtures.push(f);
         }
     }
-    let n = results.trials.len();
+    results.trials = copies.clone().into();
+    let n = copies.len();
     assert!(n >= 3000, "{n}");
     let page = reports.path().join("large.html");
     gatebench::output::html::write(&page, &results, &Default::default(), false).unwrap();
@@ -280,10 +342,7 @@ fn a_report_of_three_thousand_trials_shows_one_page_pages_to_the_last_and_finds_
         Some(pages.to_string().as_str())
     );
     assert_eq!(root_attribute(&dom, "data-page"), Some("1"));
-    let expected: Vec<&str> = results.trials[..100]
-        .iter()
-        .map(|t| t.fixture.as_str())
-        .collect();
+    let expected: Vec<&str> = copies[..100].iter().map(|t| t.fixture.as_str()).collect();
     assert_eq!(shown_fixtures(&dom), expected);
     assert!(dom.contains(&format!("1–100 of {n}")));
 
@@ -293,27 +352,22 @@ fn a_report_of_three_thousand_trials_shows_one_page_pages_to_the_last_and_finds_
         root_attribute(&dom, "data-page"),
         Some(pages.to_string().as_str())
     );
-    let rest: Vec<&str> = results.trials[(pages - 1) * 100..]
+    let rest: Vec<&str> = copies[(pages - 1) * 100..]
         .iter()
         .map(|t| t.fixture.as_str())
         .collect();
     assert_eq!(shown_fixtures(&dom), rest);
 
     // A search over all rows: a trial of the 25th copy, far past the first page.
-    let target = &results.trials[n - trials.len() * 5 + 1];
-    let index = results
-        .trials
-        .iter()
-        .position(|t| std::ptr::eq(t, target))
-        .unwrap();
+    let target = &copies[n - trials.len() * 5 + 1];
+    let index = copies.iter().position(|t| std::ptr::eq(t, target)).unwrap();
     assert!(index >= 100);
     let dom = dump_dom(
         &browser,
         10_000,
         &format!("{url}#search={}", target.fixture),
     );
-    let found: Vec<&str> = results
-        .trials
+    let found: Vec<&str> = copies
         .iter()
         .filter(|t| {
             format!("{} {}", t.fixture, t.category)

@@ -28,7 +28,7 @@ pub fn run(args: BaselineArgs) -> CmdResult {
 
 fn cmd_baseline(run: Option<&Path>, out: &Path, reports_dir: &Path) -> CmdResult {
     let (file, results) = runs::named_or_newest(run, reports_dir).map_err(|e| vec![e])?;
-    let baseline = gatebench::run::baseline::baseline_of(&results);
+    let baseline = gatebench::run::baseline::baseline_of(&results).map_err(|e| vec![e])?;
     gatebench::output::atomic::write_json_atomic(out, &baseline).map_err(|e| vec![e])?;
     println!(
         "baseline of {} ({} fixtures, {} trials) written to {}",

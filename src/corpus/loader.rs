@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use regex::Regex;
 use sha2::Digest;
 
@@ -84,7 +85,8 @@ pub struct Expectation {
 #[derive(Debug, Clone)]
 pub struct Matcher {
     pub spec: FindingMatcher,
-    pub pattern: Option<Regex>,
+    /// Shared by every fixture with the same pattern (a clone of a `Regex` is a new cache pool).
+    pub pattern: Option<Arc<Regex>>,
 }
 
 #[derive(Debug, Default)]
@@ -145,19 +147,28 @@ fn load_with(dir: &Path, eager: bool) -> Result<Corpus, Vec<Error>> {
         .collect();
     folders.sort();
 
+    // Every fixture.yaml parsed in parallel (the parse and its limits checks are a third of a
+    // large corpus's load), then checked for duplicate ids in folder order.
+    let read: Vec<(PathBuf, Result<yaml::Parsed<FixtureFile>, Error>)> = folders
+        .into_par_iter()
+        .map(|folder| {
+            let file = folder.join("fixture.yaml");
+            // Anything there (a FIFO, a folder) is read, and refused with what it is.
+            let parsed = if std::fs::symlink_metadata(&file).is_err() {
+                Err(Error::invalid(
+                    &folder,
+                    "a fixture folder must hold a fixture.yaml",
+                ))
+            } else {
+                yaml::load::<FixtureFile>(&file)
+            };
+            (file, parsed)
+        })
+        .collect();
     let mut parsed: Vec<(PathBuf, yaml::Parsed<FixtureFile>)> = Vec::new();
     let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
-    for folder in folders {
-        let file = folder.join("fixture.yaml");
-        // Anything there (a FIFO, a folder) is read, and refused with what it is.
-        if std::fs::symlink_metadata(&file).is_err() {
-            errors.push(Error::invalid(
-                &folder,
-                "a fixture folder must hold a fixture.yaml",
-            ));
-            continue;
-        }
-        match yaml::load::<FixtureFile>(&file) {
+    for (file, p) in read {
+        match p {
             Ok(p) => {
                 let id = p.value.id.clone();
                 if let Some(first) = seen.get(&id) {
@@ -195,8 +206,13 @@ fn load_with(dir: &Path, eager: bool) -> Result<Corpus, Vec<Error>> {
     }
     let omissions: std::collections::BTreeSet<String> =
         plants.iter().map(|(_, p)| p.value.id.clone()).collect();
-    for (file, p) in plants {
-        match build_omission(&file, &p, &fixtures, &seen, &omissions, eager) {
+    // Omission fixtures in parallel: each reads only the goldens built above.
+    let built: Vec<Result<Fixture, Error>> = plants
+        .into_par_iter()
+        .map(|(file, p)| build_omission(&file, &p, &fixtures, &seen, &omissions, eager))
+        .collect();
+    for f in built {
+        match f {
             Ok(f) => {
                 fixtures.insert(f.id.clone(), f);
             }
@@ -213,16 +229,17 @@ fn load_with(dir: &Path, eager: bool) -> Result<Corpus, Vec<Error>> {
     }
 }
 
-/// `pattern` compiled, once per distinct pattern in the process: a compiled regex holds kilobytes,
-/// and fixtures generated or copied from one another repeat their patterns (clones share it).
-fn compiled(pattern: &str) -> Result<Regex, regex::Error> {
-    static COMPILED: std::sync::OnceLock<std::sync::Mutex<BTreeMap<String, Regex>>> =
+/// `pattern` compiled, once per distinct pattern in the process, and shared: a compiled regex
+/// holds kilobytes (and a clone of one a cache pool of its own), and fixtures generated or copied
+/// from one another repeat their patterns.
+fn compiled(pattern: &str) -> Result<Arc<Regex>, regex::Error> {
+    static COMPILED: std::sync::OnceLock<std::sync::Mutex<BTreeMap<String, Arc<Regex>>>> =
         std::sync::OnceLock::new();
     let cache = COMPILED.get_or_init(Default::default);
     if let Some(re) = cache.lock().ok().and_then(|c| c.get(pattern).cloned()) {
         return Ok(re);
     }
-    let re = Regex::new(pattern)?;
+    let re = Arc::new(Regex::new(pattern)?);
     if let Ok(mut c) = cache.lock() {
         c.insert(pattern.to_owned(), re.clone());
     }
@@ -252,7 +269,7 @@ fn common_checks(ctx: &Ctx, f: &FixtureFile) -> Result<Expectation, Error> {
             "`category` must name a category: not empty, not null (`~`)",
         ));
     }
-    let mut findings = Vec::new();
+    let mut findings = Vec::with_capacity(f.expect.findings.len());
     for m in &f.expect.findings {
         if *m == FindingMatcher::default() {
             return Err(ctx.err("findings", "findings", "a finding matcher needs at least one of validator, requirement, obligation, path, pattern"));

@@ -125,11 +125,11 @@ pub fn mutation_comparison(base: &RunResults, new: &RunResults) -> Option<Mutati
             .unwrap_or_default()
     };
     let (bs, ns) = (survivors(bm), survivors(nm));
-    let ran_in_new: BTreeSet<&str> = new
+    let ran_in_new: BTreeSet<String> = new
         .trials
         .iter()
         .filter(|t| !matches!(t.outcome, Outcome::Error | Outcome::Timeout))
-        .map(|t| t.fixture.as_str())
+        .map(|t| t.fixture.clone())
         .collect();
     let unviable = |m: Option<&crate::score::mutation::MutationScore>| {
         m.and_then(|m| m.unviable.as_ref()).map(|u| u.count)

@@ -159,7 +159,7 @@ pub fn explain(corpus: &Corpus, id: &str, last: Option<(&str, &RunResults)>) -> 
         );
         let log = run_dir.map(|d| {
             d.join(crate::output::trial_logs::TRIALS)
-                .join(crate::output::trial_logs::case_of(results, t))
+                .join(crate::output::trial_logs::case_of(results, &t))
         });
         if let Some(log) = log.filter(|l| l.is_dir()) {
             let _ = writeln!(out, "    trial log: {}/", log.display());
@@ -167,7 +167,7 @@ pub fn explain(corpus: &Corpus, id: &str, last: Option<(&str, &RunResults)>) -> 
         if t.retried {
             let _ = writeln!(out, "    attempts: {} (retried)", t.attempts.len());
         }
-        if let Some(r) = reported::round_one(t, results.objects.as_ref()) {
+        if let Some(r) = reported::round_one(&t, results.objects.as_ref()) {
             match r.verdict {
                 Some(v) => {
                     let _ = writeln!(

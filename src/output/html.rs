@@ -412,7 +412,7 @@ pub fn write_to(
 
     out.write_all(before_failing.as_bytes())?;
     for t in results.trials.iter().filter(|t| !t.outcome.is_good()) {
-        let failing = failing(t, fixtures.get(t.fixture.as_str()).copied(), results);
+        let failing = failing(&t, fixtures.get(t.fixture.as_str()).copied(), results);
         let html = captured
             .with_state_mut(|state| {
                 state.call_macro("failing_details", &[Value::from(Serde(&failing))])
@@ -428,7 +428,7 @@ pub fn write_to(
             if i > 0 {
                 json.write_all(b",")?;
             }
-            let case = trial_logs::case_of(results, t);
+            let case = trial_logs::case_of(results, &t);
             let row = Row {
                 fixture: t.fixture.clone(),
                 category: t.category.clone(),
@@ -437,9 +437,9 @@ pub fn write_to(
                 outcome: t.outcome.as_str(),
                 good: t.outcome.is_good(),
                 reason: t.reason.clone(),
-                rounds: rounds_text(t),
+                rounds: rounds_text(&t),
                 duration_ms: t.duration_ms,
-                detail: (!t.outcome.is_good()).then(|| anchor(t)),
+                detail: (!t.outcome.is_good()).then(|| anchor(&t)),
                 log: linked.then(|| format!("{}/{case}/", trial_logs::TRIALS)),
                 case,
                 retried: t.retried,
@@ -505,7 +505,7 @@ fn write_trial_views(
         if i > 0 {
             json.write_all(b",")?;
         }
-        let t = &*crate::output::objects::resolved(results.objects.as_ref(), t)
+        let t = &*crate::output::objects::resolved(results.objects.as_ref(), &t)
             .map_err(|e| internal("a trial's reports", e))?;
         let case = trial_logs::case_of(results, t);
         let view = TrialView {
@@ -515,7 +515,13 @@ fn write_trial_views(
             reason: t.reason.clone(),
             log: linked.then(|| format!("{}/{case}/", trial_logs::TRIALS)),
             attempts: t.attempts.len(),
-            rounds: trial_logs::rounds_view(t, views.get(&t.fixture)),
+            rounds: trial_logs::rounds_view(
+                t,
+                views
+                    .get(&t.fixture)
+                    .map_err(|e| internal("a fixture's view", e))?
+                    .as_ref(),
+            ),
         };
         serde_json::to_writer(&mut *json, &case).map_err(std::io::Error::other)?;
         json.write_all(b":")?;
@@ -526,7 +532,10 @@ fn write_trial_views(
         if i > 0 {
             json.write_all(b",")?;
         }
-        let view = views.get(&f.id);
+        let view = views
+            .get(&f.id)
+            .map_err(|e| internal("a fixture's view", e))?;
+        let view = view.as_ref();
         let locus = view.map(|v| v.locus.clone()).unwrap_or_default();
         let planted = PlantedView {
             description: f.description.clone(),

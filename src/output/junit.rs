@@ -158,14 +158,17 @@ pub fn write_to(out: &mut dyn Write, results: &RunResults, linked: bool) -> io::
         .iter()
         .map(|f| (f.id.as_str(), f))
         .collect();
-    let mut by_category: BTreeMap<&str, (Counts, Vec<&TrialRecord>)> = BTreeMap::new();
-    for t in &results.trials {
-        let (counts, trials) = by_category.entry(t.category.as_str()).or_default();
+    // Each category's trials by their place in the run: read again one at a time when written.
+    let mut by_category: BTreeMap<String, (Counts, Vec<usize>)> = BTreeMap::new();
+    let mut time: BTreeMap<String, u64> = BTreeMap::new();
+    for (i, t) in results.trials.iter().enumerate() {
+        let (counts, trials) = by_category.entry(t.category.clone()).or_default();
         counts.add(kind(t.outcome));
-        trials.push(t);
+        trials.push(i);
+        *time.entry(t.category.clone()).or_default() += t.duration_ms;
     }
-    for (counts, trials) in by_category.values_mut() {
-        counts.time = Some(ms(trials.iter().map(|t| t.duration_ms).sum()));
+    for (category, (counts, _)) in by_category.iter_mut() {
+        counts.time = Some(ms(time.get(category).copied().unwrap_or(0)));
     }
     let threshold_cases: Vec<TestCase> = results.thresholds.iter().map(threshold_case).collect();
     let mut thresholds = Counts::default();
@@ -198,11 +201,16 @@ pub fn write_to(out: &mut dyn Write, results: &RunResults, linked: bool) -> io::
     w.write_event(Event::Start(root))?;
     for (category, (counts, trials)) in &by_category {
         write_suite_start(&mut w, category, counts, trials.is_empty())?;
-        for t in trials {
-            let log = linked
-                .then(|| format!("{}/{}", trial_logs::TRIALS, trial_logs::case_of(results, t)));
+        for t in trials.iter().filter_map(|i| results.trials.get(*i)) {
+            let log = linked.then(|| {
+                format!(
+                    "{}/{}",
+                    trial_logs::TRIALS,
+                    trial_logs::case_of(results, &t)
+                )
+            });
             let case = case(
-                t,
+                &t,
                 fixtures.get(t.fixture.as_str()).copied(),
                 log,
                 results.objects.as_ref(),

@@ -605,11 +605,11 @@ pub fn junit(m: &MatrixResults, runs: &[(String, &RunResults)], linked: bool) ->
                 format!(
                     "{PIPELINES}/{name}/{}/{}",
                     trial_logs::TRIALS,
-                    trial_logs::case_of(results, t)
+                    trial_logs::case_of(results, &t)
                 )
             });
             let mut case = junit::case(
-                t,
+                &t,
                 fixtures.get(t.fixture.as_str()).copied(),
                 log,
                 results.objects.as_ref(),

@@ -13,5 +13,6 @@ pub mod outputs;
 pub mod reported;
 pub mod results;
 pub mod runs;
+pub mod spool;
 pub mod summary;
 pub mod trial_logs;

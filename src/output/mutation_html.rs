@@ -6,12 +6,11 @@ use serde::Serialize;
 
 use crate::output::results::RunResults;
 use crate::output::trial_logs;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::score::mutation::{mean, parts, MutantLoop, MutationScore};
 use crate::score::outcome::Outcome;
 use crate::score::rate::Rate;
-use crate::score::record::TrialRecord;
 
 /// What the template's mutation section shows.
 #[derive(Serialize)]
@@ -81,10 +80,33 @@ fn rate_row(name: &str, r: &Rate) -> RateRow {
 
 /// The mutants of `ids` with the trials of `results` that ended in `outcome`.
 fn listed(results: &RunResults, ids: &[String], outcome: Outcome) -> Vec<Mutant> {
-    // Grouped once: a weak pipeline's survivors are most of the run's trials.
-    let mut by_fixture: BTreeMap<&str, Vec<&TrialRecord>> = BTreeMap::new();
+    /// A listed mutant's trials: the first that ended in `outcome` (its case, kind and reason),
+    /// how many did, of how many.
+    #[derive(Default)]
+    struct Seen {
+        first: Option<(String, String, String)>,
+        hits: usize,
+        trials: usize,
+    }
+    // One pass over the trials: a weak pipeline's survivors are most of the run's trials.
+    let wanted: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
+    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
     for t in &results.trials {
-        by_fixture.entry(t.fixture.as_str()).or_default().push(t);
+        if !wanted.contains(t.fixture.as_str()) {
+            continue;
+        }
+        let s = seen.entry(t.fixture.clone()).or_default();
+        s.trials += 1;
+        if t.outcome == outcome {
+            s.hits += 1;
+            if s.first.is_none() {
+                s.first = Some((
+                    trial_logs::case_of(results, &t),
+                    t.kind.map_or("?", |k| k.as_str()).to_owned(),
+                    t.reason.clone(),
+                ));
+            }
+        }
     }
     let descriptions: BTreeMap<&str, &str> = results
         .fixtures
@@ -93,24 +115,20 @@ fn listed(results: &RunResults, ids: &[String], outcome: Outcome) -> Vec<Mutant>
         .collect();
     ids.iter()
         .filter_map(|id| {
-            let trials = by_fixture.get(id.as_str())?;
-            let first = trials.iter().find(|t| t.outcome == outcome)?;
+            let s = seen.get(id.as_str())?;
+            let (case, kind, reason) = s.first.clone()?;
             let (golden, operator) = parts(id).unwrap_or_default();
             Some(Mutant {
                 fixture: id.clone(),
-                case: trial_logs::case_of(results, first),
+                case,
                 golden: golden.to_owned(),
                 operator: operator.to_owned(),
-                kind: first.kind.map_or("?", |k| k.as_str()).to_owned(),
+                kind,
                 description: descriptions
                     .get(id.as_str())
                     .map_or_else(String::new, |d| (*d).to_owned()),
-                reason: first.reason.clone(),
-                trials: format!(
-                    "{}/{}",
-                    trials.iter().filter(|t| t.outcome == outcome).count(),
-                    trials.len()
-                ),
+                reason,
+                trials: format!("{}/{}", s.hits, s.trials),
             })
         })
         .collect()

@@ -209,3 +209,10 @@ pub fn has_references(trial: &TrialRecord) -> bool {
             || (r.fix_diff.is_none() && r.fix_diff_ref.is_some())
     })
 }
+
+/// Whether a trial holds in full something its run's store should hold (`externalize` failed).
+pub fn holds_content(trial: &TrialRecord) -> bool {
+    trial.rounds.iter().any(|r| {
+        r.report.is_some() || r.process.is_some() || r.fixer.is_some() || r.fix_diff.is_some()
+    })
+}

@@ -43,11 +43,16 @@ pub fn write_all_with(dir: &Path, results: &mut RunResults, views: Option<&Views
         .filter(|source| *source != store)
         .collect();
     let sources: Vec<&Store> = sources.iter().collect();
-    for trial in &mut results.trials {
-        if !sources.is_empty() {
-            store.adopt(&sources, trial)?;
+    // A run's own trials were moved into its store as each ended (the runner), and are read back
+    // from its spool; trials in memory (a run read back, or whose store failed meanwhile) are
+    // linked and moved here.
+    if results.trials.in_memory() || !sources.is_empty() {
+        for trial in results.trials.to_mut()? {
+            if !sources.is_empty() {
+                store.adopt(&sources, trial)?;
+            }
+            store.externalize(trial)?;
         }
-        store.externalize(trial)?;
     }
     results.schema_version = SCHEMA_VERSION;
     results.objects = Some(store);

@@ -10,6 +10,7 @@ use crate::corpus::fixture::{ExpectedRounds, FindingMatcher};
 use crate::corpus::Fixture;
 use crate::error::{Error, Result};
 use crate::output::objects::{self, Store};
+use crate::output::spool::Trials;
 use crate::score::metrics::{MetricsReport, ThresholdResult};
 use crate::score::record::TrialRecord;
 use crate::score::trials::FixtureTrials;
@@ -37,7 +38,9 @@ pub struct RunResults {
     pub trial_count: u32,
     pub max_rounds: u32,
     pub fixtures: Vec<FixtureInfo>,
-    pub trials: Vec<TrialRecord>,
+    /// Sorted by fixture id, then trial.
+    #[schemars(with = "Vec<TrialRecord>")]
+    pub trials: Trials,
     pub metrics: MetricsReport,
     pub thresholds: Vec<ThresholdResult>,
     pub exit_code: i32,
@@ -54,8 +57,8 @@ pub struct RunResults {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratchet: Option<crate::score::ratchet::RatchetResult>,
     /// Per fixture, across its trials: how many were good, whether they agreed, cost and time.
-    /// Computed from `trials`; left out of the file of a one-trial run, where it would restate
-    /// each trial (reading the file computes it again).
+    /// Computed from `trials`; left out of a one-trial run (its file, and a run's memory), where
+    /// it would restate each trial (reading the file computes it again).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fixture_trials: Vec<FixtureTrials>,
     /// What the result cache did in this run (external pipelines only).
@@ -174,7 +177,7 @@ impl RunResults {
     /// Restores in full what the trials hold by reference, from the run's object store
     /// (`objects`): a run just written keeps references only, to keep memory flat.
     pub fn resolve(&mut self) -> Result<()> {
-        if !self.trials.iter().any(objects::has_references) {
+        if !self.trials.iter().any(|t| objects::has_references(&t)) {
             return Ok(());
         }
         let Some(store) = self.objects.clone() else {
@@ -183,7 +186,7 @@ impl RunResults {
                 self.run_id
             )));
         };
-        for trial in &mut self.trials {
+        for trial in self.trials.to_mut()? {
             store.resolve(trial)?;
         }
         Ok(())

@@ -1,9 +1,11 @@
 //! Per-trial logs: `trials/<case>/` in a run's folder (each round's report, the pipeline's and the fixer's output, the planted and fix diffs, `trial.json`), and the trial views the HTML report embeds; built from the trial records and the loaded fixtures.
 
 use std::collections::BTreeMap;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::corpus::fixture::LocusEntry;
 use crate::corpus::{Corpus, Fixture};
@@ -19,7 +21,7 @@ pub use crate::corpus::files::diff as diff_trees;
 pub const TRIALS: &str = "trials";
 
 /// What a fixture planted, as the trial logs and the HTML trial view show it.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct FixtureView {
     /// The diff from the golden's work tree to the fixture's (`None` for a golden).
     pub planted_diff: Option<String>,
@@ -29,43 +31,97 @@ pub struct FixtureView {
     pub locus: Vec<LocusEntry>,
 }
 
-/// Fixture views by fixture id.
-pub type Views = BTreeMap<String, FixtureView>;
+/// Fixture views by fixture id, each written to an unnamed temporary file as it is computed and
+/// read back when a trial needs it: memory holds an offset per fixture, not its diffs.
+#[derive(Debug, Default)]
+pub struct Views {
+    file: Option<File>,
+    /// (offset, length) of each fixture's view in `file`.
+    index: BTreeMap<String, (u64, u32)>,
+}
 
-/// The views of `fixtures`, their goldens looked up in `corpus`; each fixture composed in turn
-/// (one fixture's trees in memory at a time). A fixture whose files can no longer be composed
-/// has no diffs (its trials are errors that say why).
-pub fn views(fixtures: &[&Fixture], corpus: &Corpus) -> Views {
-    fixtures
-        .iter()
-        .map(|f| {
-            let Ok(trees) = f.compose() else {
-                let view = FixtureView {
-                    locus: f.expect.locus.clone(),
-                    ..FixtureView::default()
-                };
-                return (f.id.clone(), view);
-            };
-            let planted_diff = f
-                .golden
-                .as_deref()
-                .and_then(|g| corpus.get(g))
-                .and_then(|g| g.compose().ok())
-                .map(|g| diff_trees(g.final_files(), trees.final_files()));
-            let mut before = trees.final_files();
-            let mut fix_diffs = Vec::new();
-            for fix in &trees.fixes {
-                fix_diffs.push((fix.after_round, diff_trees(before, &fix.files)));
-                before = &fix.files;
-            }
-            let view = FixtureView {
-                planted_diff,
-                fix_diffs,
-                locus: f.expect.locus.clone(),
-            };
-            (f.id.clone(), view)
-        })
-        .collect()
+impl Views {
+    /// No views: trial logs and the HTML show no planted or fix diffs.
+    pub fn new() -> Views {
+        Views::default()
+    }
+
+    /// The view of fixture `id`, `None` for a fixture without one.
+    pub fn get(&self, id: &str) -> Result<Option<FixtureView>> {
+        let (Some(file), Some(&(at, len))) = (&self.file, self.index.get(id)) else {
+            return Ok(None);
+        };
+        let mut buf = vec![0; len as usize];
+        file.read_exact_at(&mut buf, at)
+            .and_then(|()| serde_json::from_slice(&buf).map_err(std::io::Error::other))
+            .map(Some)
+            .map_err(|e| {
+                Error::Internal(format!(
+                    "the view of fixture {id} could not be read back: {e}"
+                ))
+            })
+    }
+}
+
+/// The views of `fixtures`, their goldens looked up in `corpus`; the fixtures composed in
+/// parallel, one fixture's trees in memory per worker at a time. A fixture whose files can no
+/// longer be composed has no diffs (its trials are errors that say why).
+pub fn views(fixtures: &[&Fixture], corpus: &Corpus) -> Result<Views> {
+    use rayon::prelude::*;
+    use std::io::Write;
+    let file = tempfile::tempfile()
+        .map_err(|e| Error::Internal(format!("a temporary file for the fixtures' views: {e}")))?;
+    let out = std::sync::Mutex::new((
+        std::io::BufWriter::with_capacity(1 << 16, file),
+        0u64,
+        BTreeMap::new(),
+    ));
+    fixtures.par_iter().try_for_each(|f| {
+        let line = serde_json::to_vec(&view_of(f, corpus))
+            .map_err(|e| Error::Internal(format!("the view of fixture {}: {e}", f.id)))?;
+        let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
+        let (w, at, index) = &mut *out;
+        w.write_all(&line)
+            .map_err(|e| Error::Internal(format!("writing the fixtures' views: {e}")))?;
+        index.insert(f.id.clone(), (*at, line.len() as u32));
+        *at += line.len() as u64;
+        Ok::<(), Error>(())
+    })?;
+    let (w, _, index) = out.into_inner().unwrap_or_else(|p| p.into_inner());
+    let file = w
+        .into_inner()
+        .map_err(|e| Error::Internal(format!("writing the fixtures' views: {}", e.error())))?;
+    Ok(Views {
+        file: Some(file),
+        index,
+    })
+}
+
+/// What `f` planted over its golden, and each scripted fix's diff.
+fn view_of(f: &Fixture, corpus: &Corpus) -> FixtureView {
+    let Ok(trees) = f.compose() else {
+        return FixtureView {
+            locus: f.expect.locus.clone(),
+            ..FixtureView::default()
+        };
+    };
+    let planted_diff = f
+        .golden
+        .as_deref()
+        .and_then(|g| corpus.get(g))
+        .and_then(|g| g.compose().ok())
+        .map(|g| diff_trees(g.final_files(), trees.final_files()));
+    let mut before = trees.final_files();
+    let mut fix_diffs = Vec::new();
+    for fix in &trees.fixes {
+        fix_diffs.push((fix.after_round, diff_trees(before, &fix.files)));
+        before = &fix.files;
+    }
+    FixtureView {
+        planted_diff,
+        fix_diffs,
+        locus: f.expect.locus.clone(),
+    }
 }
 
 /// The case id of a trial: from the run's case map, else computed as the runner does.
@@ -245,10 +301,13 @@ fn process_facts(p: &gatebench_process::ProcessRecord) -> ProcessFacts<'_> {
 /// Writes `trials/<case>/` for every trial of `results` under `run_dir`.
 pub fn write(run_dir: &Path, results: &RunResults, views: &Views) -> Result<()> {
     use rayon::prelude::*;
-    results
-        .trials
-        .par_iter()
-        .try_for_each(|trial| write_one(run_dir, results, views, trial))
+    (0..results.trials.len()).into_par_iter().try_for_each(|i| {
+        // `None` only when the spool cannot be read back: `check` says why.
+        match results.trials.get(i) {
+            Some(trial) => write_one(run_dir, results, views, &trial),
+            None => results.trials.check(),
+        }
+    })
 }
 
 /// The log folder of one trial, its reports read back from the run's objects (one trial's at a
@@ -265,7 +324,8 @@ fn write_one(
         let dir = run_dir.join(TRIALS).join(&case);
         std::fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
         let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-        let view = views.get(&trial.fixture);
+        let view = views.get(&trial.fixture)?;
+        let view = view.as_ref();
         if let Some(diff) = view.and_then(|v| v.planted_diff.as_ref()) {
             files.push(("planted.diff".into(), diff.clone().into_bytes()));
         }

@@ -47,7 +47,7 @@ pub fn load(scenario_file: &Path, thresholds: &Thresholds) -> Result<Option<Base
 /// or process id, job counts, work paths, the bodies of reports and processes, the cache summary.
 /// What the ratchet reads (fixture ids, categories and outcomes) and what a reader needs
 /// (expectations, reasons, verdicts, finding counts, commit ids) stays.
-pub fn baseline_of(results: &RunResults) -> RunResults {
+pub fn baseline_of(results: &RunResults) -> Result<RunResults> {
     fn clear(value: &mut serde_json::Value) {
         match value {
             serde_json::Value::Object(map) => {
@@ -70,7 +70,7 @@ pub fn baseline_of(results: &RunResults) -> RunResults {
     b.shard = None;
     b.merged_from = Vec::new();
     b.cache = None;
-    for t in &mut b.trials {
+    for t in b.trials.to_mut()? {
         t.work_dir = String::new();
         t.kept_at = None;
         t.cached = false;
@@ -84,8 +84,8 @@ pub fn baseline_of(results: &RunResults) -> RunResults {
         }
     }
     let Ok(mut value) = serde_json::to_value(&b) else {
-        return b;
+        return Ok(b);
     };
     clear(&mut value);
-    serde_json::from_value(value).unwrap_or(b)
+    Ok(serde_json::from_value(value).unwrap_or(b))
 }

@@ -10,6 +10,7 @@ use crate::corpus::scenario::{self, Thresholds};
 use crate::error::{Error, Result};
 use crate::output::outputs;
 use crate::output::results::{self, CacheStats, FixtureInfo, RunResults, ScenarioInfo};
+use crate::output::spool::Spool;
 use crate::pipeline::cache::Cache;
 use crate::pipeline::select;
 use crate::repo::workdir::WorkRoot;
@@ -180,16 +181,31 @@ pub fn run_selected(
             retries: options.retries,
             objects: Some(&store),
         };
-        let trials = runner::run(selected, pipeline.as_ref(), &cfg, &|record| {
+        // Each trial written to the spool as it ends: memory holds an offset per trial, and
+        // everything below reads them back one at a time.
+        let spool = Spool::create(&options.reports_dir)?;
+        let held_content = std::sync::atomic::AtomicBool::new(false);
+        runner::run_each(selected, pipeline.as_ref(), &cfg, &|record| {
             let n = done.fetch_add(1, Ordering::SeqCst) + 1;
-            progress(record, n, total);
+            progress(&record, n, total);
+            if crate::output::objects::holds_content(&record) {
+                held_content.store(true, Ordering::Relaxed);
+            }
+            spool.push(&record);
         });
         // Trials cut short by Ctrl-C are not results: write nothing (the interrupt handler removes
         // the repositories and exits; finished trials are already in the cache for a resume).
         if crate::repo::workdir::interrupted() {
             return Err(Error::Interrupted);
         }
+        let mut trials = spool.finish()?;
+        // A trial whose reports could not be moved to the store (an unwritable folder) is taken
+        // into memory, so that writing the outputs moves them again and fails there, clearly.
+        if held_content.into_inner() {
+            trials.to_mut()?;
+        }
         let mut metrics = MetricsReport::of(&trials);
+        trials.check()?;
         if let Some(mutation) = metrics.mutation.as_mut() {
             mutation.unviable = Some(crate::mutate::generate::unviable_selected(
                 corpus,
@@ -219,14 +235,26 @@ pub fn run_selected(
         )?;
         let staging = Staging::register(staging);
         objects_temp.move_to(&staging.path().join(crate::output::objects::DIR))?;
-        let fixture_trials = crate::score::trials::per_fixture(&trials);
-        let trials_index: Vec<(String, u32)> = trials
-            .iter()
-            .map(|t| (t.fixture.clone(), t.trial))
-            .collect();
+        // One more pass over the trials: per fixture, the case ids, what the cache gave.
+        let mut per_fixture = crate::score::trials::PerFixture::default();
+        let mut trials_index: Vec<(String, u32)> = Vec::with_capacity(trials.len());
+        let mut hits = 0;
+        for t in &trials {
+            per_fixture.add(&t);
+            hits += u64::from(t.cached);
+            trials_index.push((t.fixture.clone(), t.trial));
+        }
+        trials.check()?;
+        // One trial per fixture: `fixture_trials` would restate the trials, and is not written
+        // (`results::read` computes it again).
+        let fixture_trials = if options.trials > 1 {
+            per_fixture.finish()
+        } else {
+            Vec::new()
+        };
         let cache_stats = cache.as_ref().map(|c| CacheStats {
-            hits: trials.iter().filter(|t| t.cached).count() as u64,
-            misses: trials.iter().filter(|t| !t.cached).count() as u64,
+            hits,
+            misses: trials.len() as u64 - hits,
             disabled: !c.reads(),
         });
         let mut results = RunResults {
@@ -266,7 +294,7 @@ pub fn run_selected(
             sources: Vec::new(),
         };
         let dir = options.reports_dir.join(&run_id);
-        let views = crate::output::trial_logs::views(selected, corpus);
+        let views = crate::output::trial_logs::views(selected, corpus)?;
         outputs::write_all_with(staging.path(), &mut results, Some(&views))?;
         staging.publish(&dir)?;
         results.objects = Some(crate::output::objects::Store::new(
@@ -281,7 +309,7 @@ pub fn run_selected(
 /// recall bars and, when the scenario names a baseline, the ratchet. `merge` judges with it too.
 pub fn judge_all(
     metrics: &MetricsReport,
-    trials: &[TrialRecord],
+    trials: impl IntoIterator<Item = impl std::borrow::Borrow<TrialRecord>>,
     thresholds: &Thresholds,
     baseline: Option<&Baseline>,
 ) -> (Vec<ThresholdResult>, Option<RatchetResult>) {

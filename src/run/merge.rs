@@ -223,13 +223,12 @@ pub fn merge(
         .iter()
         .filter_map(|(_, r)| r.objects.clone())
         .collect();
-    merged.trials = shards
+    let mut trials: Vec<crate::score::record::TrialRecord> = shards
         .iter()
-        .flat_map(|(_, r)| r.trials.iter().cloned())
+        .flat_map(|(_, r)| r.trials.iter().map(std::borrow::Cow::into_owned))
         .collect();
-    merged
-        .trials
-        .sort_by(|a, b| (&a.fixture, a.trial).cmp(&(&b.fixture, b.trial)));
+    trials.sort_by(|a, b| (&a.fixture, a.trial).cmp(&(&b.fixture, b.trial)));
+    merged.trials = trials.into();
     merged.fixtures = shards
         .iter()
         .flat_map(|(_, r)| r.fixtures.iter().cloned())
@@ -252,7 +251,11 @@ pub fn merge(
     merged.exit_code = metrics::exit_code_of(&judged);
     merged.thresholds = judged;
     merged.ratchet = ratchet;
-    merged.fixture_trials = crate::score::trials::per_fixture(&merged.trials);
+    merged.fixture_trials = if merged.trial_count > 1 {
+        crate::score::trials::per_fixture(&merged.trials)
+    } else {
+        Vec::new()
+    };
     merged.cache = shards
         .iter()
         .filter_map(|(_, r)| r.cache)
@@ -280,7 +283,7 @@ pub fn merge(
 /// The trial-log views (`trial_logs.rs`) of a merged run: its scenario's fixtures, each only when
 /// it still materializes the repository the shards recorded (`repo_hash`), so a log never shows
 /// a planted diff other than the one the trials judged. `None` when the scenario or its corpus
-/// cannot be loaded: the run is written without trial logs.
+/// cannot be loaded, or its views cannot be written: the run is written without trial logs.
 pub fn views_of(merged: &RunResults) -> Option<crate::output::trial_logs::Views> {
     let scenario =
         crate::corpus::scenario::Scenario::load(Path::new(&merged.scenario.file)).ok()?;
@@ -295,5 +298,5 @@ pub fn views_of(merged: &RunResults) -> Option<crate::output::trial_logs::Views>
                 .filter(|f| crate::corpus::hash::repo_hash(f).is_ok_and(|h| h == info.repo_hash))
         })
         .collect();
-    Some(crate::output::trial_logs::views(&same, &corpus))
+    crate::output::trial_logs::views(&same, &corpus).ok()
 }

@@ -92,7 +92,7 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         .map(|f| (f.id.as_str(), f.repo_hash.as_str()))
         .collect();
     let scoring = scoring_of(&recorded);
-    let mut trials = recorded.trials.clone();
+    let mut trials = recorded.trials.clone().into_vec().map_err(|e| vec![e])?;
     for trial in &mut trials {
         let Some(fixture) = corpus.get(&trial.fixture) else {
             trial.outcome = Outcome::Error;
@@ -169,8 +169,12 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         started_at: rfc3339,
         duration_ms: clock.elapsed().as_millis() as u64,
         fixtures,
-        fixture_trials: crate::score::trials::per_fixture(&trials),
-        trials,
+        fixture_trials: if recorded.trial_count > 1 {
+            crate::score::trials::per_fixture(&trials)
+        } else {
+            Vec::new()
+        },
+        trials: trials.into(),
         metrics,
         thresholds,
         exit_code,
@@ -185,7 +189,7 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         .iter()
         .filter_map(|f| corpus.get(&f.id))
         .collect();
-    let views = crate::output::trial_logs::views(&replayed, &corpus);
+    let views = crate::output::trial_logs::views(&replayed, &corpus).map_err(|e| vec![e])?;
     let dir = execute::write_run_with(&options.reports_dir, &mut results, Some(&views))
         .map_err(|e| vec![e])?;
     Ok(Finished { results, dir })

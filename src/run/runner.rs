@@ -67,18 +67,40 @@ pub fn apply_on_modified(record: &mut TrialRecord, policy: OnModified) {
 }
 
 /// Runs every fixture `cfg.trials` times. `on_done` is called as each trial finishes (from worker
-/// threads). Records come back sorted by fixture id, then trial.
-///
-/// Each of the `jobs` workers takes the next trial from one shared queue, so no worker idles while
-/// trials remain (a split of the list ahead of time leaves one worker finishing a run of slow
-/// trials alone); the queue starts with the trials expected to take the most rounds, so that the
-/// run does not end on a long one.
+/// threads). Records come back sorted by fixture id, then trial, all in memory: a run hands each
+/// to its spool instead ([`run_each`]).
 pub fn run(
     fixtures: &[&Fixture],
     pipeline: &dyn Pipeline,
     cfg: &RunConfig<'_>,
     on_done: &(dyn Fn(&TrialRecord) + Sync),
 ) -> Vec<TrialRecord> {
+    let records = std::sync::Mutex::new(Vec::new());
+    run_each(fixtures, pipeline, cfg, &|record| {
+        on_done(&record);
+        records
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(record);
+    });
+    let mut records = records.into_inner().unwrap_or_else(|p| p.into_inner());
+    records.sort_by(|a, b| (&a.fixture, a.trial).cmp(&(&b.fixture, b.trial)));
+    records
+}
+
+/// Runs every fixture `cfg.trials` times, handing each trial to `on_done` as it finishes (from
+/// worker threads, in the order they finish), its reports already in `cfg.objects`.
+///
+/// Each of the `jobs` workers takes the next trial from one shared queue, so no worker idles while
+/// trials remain (a split of the list ahead of time leaves one worker finishing a run of slow
+/// trials alone); the queue starts with the trials expected to take the most rounds, so that the
+/// run does not end on a long one.
+pub fn run_each(
+    fixtures: &[&Fixture],
+    pipeline: &dyn Pipeline,
+    cfg: &RunConfig<'_>,
+    on_done: &(dyn Fn(TrialRecord) + Sync),
+) {
     let mut work: Vec<(&Fixture, u32)> = fixtures
         .iter()
         .flat_map(|f| (0..cfg.trials).map(move |t| (*f, t)))
@@ -89,7 +111,6 @@ pub fn run(
     let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build();
     let next = AtomicUsize::new(0);
     let worker = || {
-        let mut done = Vec::new();
         while let Some((fixture, trial)) = work.get(next.fetch_add(1, Ordering::Relaxed)) {
             let mut record = run_with_retries(fixture, *trial, pipeline, cfg);
             if let Some(store) = cfg.objects {
@@ -97,24 +118,13 @@ pub fn run(
                 // written with it (and fail there, clearly, if the folder is unwritable).
                 let _ = store.externalize(&mut record);
             }
-            on_done(&record);
-            done.push(record);
+            on_done(record);
         }
-        done
     };
-    let go = || {
-        (0..jobs)
-            .into_par_iter()
-            .map(|_| worker())
-            .flatten_iter()
-            .collect::<Vec<_>>()
-    };
-    let mut records = match pool {
-        Ok(pool) => pool.install(go),
+    match pool {
+        Ok(pool) => pool.install(|| (0..jobs).into_par_iter().for_each(|_| worker())),
         Err(_) => worker(),
-    };
-    records.sort_by(|a, b| (&a.fixture, a.trial).cmp(&(&b.fixture, b.trial)));
-    records
+    }
 }
 
 /// The rounds a fixture's trial is expected to take: the queue's estimate of its length.

@@ -2,6 +2,7 @@
 //! missed, newly alarmed, fixed). `compare` reports these changes; the ratchet fails a run on the
 //! regressions among them.
 
+use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use schemars::JsonSchema;
@@ -79,10 +80,13 @@ struct FixtureOutcomes {
     outcomes: Vec<Outcome>,
 }
 
-fn by_fixture(trials: &[TrialRecord]) -> BTreeMap<&str, FixtureOutcomes> {
-    let mut map: BTreeMap<&str, FixtureOutcomes> = BTreeMap::new();
+fn by_fixture<T: Borrow<TrialRecord>>(
+    trials: impl IntoIterator<Item = T>,
+) -> BTreeMap<String, FixtureOutcomes> {
+    let mut map: BTreeMap<String, FixtureOutcomes> = BTreeMap::new();
     for t in trials {
-        map.entry(t.fixture.as_str())
+        let t = t.borrow();
+        map.entry(t.fixture.clone())
             .or_insert_with(|| FixtureOutcomes {
                 category: t.category.clone(),
                 golden: t.golden,
@@ -148,10 +152,17 @@ fn classify(base: &FixtureOutcomes, new: &FixtureOutcomes) -> Option<ChangeKind>
 }
 
 /// Every fixture whose outcomes differ between `base` and `new`, sorted by kind, then id.
-pub fn fixture_changes(base: &[TrialRecord], new: &[TrialRecord]) -> Vec<FixtureChange> {
+pub fn fixture_changes<B: Borrow<TrialRecord>, N: Borrow<TrialRecord>>(
+    base: impl IntoIterator<Item = B>,
+    new: impl IntoIterator<Item = N>,
+) -> Vec<FixtureChange> {
     let base_map = by_fixture(base);
     let new_map = by_fixture(new);
-    let ids: BTreeSet<&str> = base_map.keys().chain(new_map.keys()).copied().collect();
+    let ids: BTreeSet<&str> = base_map
+        .keys()
+        .chain(new_map.keys())
+        .map(String::as_str)
+        .collect();
     let mut changes = Vec::new();
     for id in ids {
         let (b, n) = (base_map.get(id), new_map.get(id));

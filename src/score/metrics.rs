@@ -1,18 +1,20 @@
 //! Metrics over trial outcomes (rates with Wilson 95% intervals, overall and per category), and
 //! the scenario's thresholds judged against them, which decide the exit code.
 
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::scenario::Thresholds;
+use crate::corpus::taxonomy::Kind;
 use crate::exit_code;
 use crate::score::cost::CostTotal;
 use crate::score::outcome::{ConvergenceStatus, Outcome};
 use crate::score::rate::Rate;
 use crate::score::record::TrialRecord;
-use crate::score::trials::RepeatMetrics;
+use crate::score::trials::{FixtureTrials, PerFixture, RepeatMetrics};
 
 /// Counts and rates over a set of trials.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -79,78 +81,97 @@ pub struct GroundTruthMetrics {
     pub obligation_recall: Option<Rate>,
 }
 
-impl GroundTruthMetrics {
-    fn of(trials: &[&TrialRecord]) -> GroundTruthMetrics {
-        let (mut caught, mut localized, mut typed) = (0, 0, 0);
-        let (mut fail, mut fail_at) = (0, 0);
-        let (mut req, mut req_named, mut obl, mut obl_named) = (0, 0, 0, 0);
-        let (mut golden_fail, mut golden_trials) = (0, 0);
-        for t in trials {
-            if t.golden {
-                if let Some(n) = t.fail_findings {
-                    golden_fail += u64::from(n);
-                    golden_trials += 1;
-                }
-                continue;
+/// The sums behind [`GroundTruthMetrics`], added one trial at a time.
+#[derive(Debug, Default)]
+struct GroundTruthSums {
+    caught: u64,
+    localized: u64,
+    typed: u64,
+    fail: u64,
+    fail_at: u64,
+    req: u64,
+    req_named: u64,
+    obl: u64,
+    obl_named: u64,
+    golden_fail: u64,
+    golden_trials: u64,
+}
+
+impl GroundTruthSums {
+    fn add(&mut self, t: &TrialRecord) {
+        if t.golden {
+            if let Some(n) = t.fail_findings {
+                self.golden_fail += u64::from(n);
+                self.golden_trials += 1;
             }
-            let Some(g) = &t.ground_truth else { continue };
-            if g.caught {
-                caught += 1;
-                localized += u64::from(g.localized);
-                typed += u64::from(g.typed);
-            }
-            fail += u64::from(g.fail_findings);
-            fail_at += u64::from(g.fail_findings_at_locus);
-            req += u64::from(g.requirements_planted);
-            req_named += u64::from(g.requirements_named);
-            obl += u64::from(g.obligations_planted);
-            obl_named += u64::from(g.obligations_named);
+            return;
         }
+        let Some(g) = &t.ground_truth else { return };
+        if g.caught {
+            self.caught += 1;
+            self.localized += u64::from(g.localized);
+            self.typed += u64::from(g.typed);
+        }
+        self.fail += u64::from(g.fail_findings);
+        self.fail_at += u64::from(g.fail_findings_at_locus);
+        self.req += u64::from(g.requirements_planted);
+        self.req_named += u64::from(g.requirements_named);
+        self.obl += u64::from(g.obligations_planted);
+        self.obl_named += u64::from(g.obligations_named);
+    }
+
+    fn finish(&self) -> GroundTruthMetrics {
         let rate = |k, n| (n > 0).then(|| Rate::new(k, n));
         GroundTruthMetrics {
-            localization: rate(localized, caught),
-            typing: rate(typed, caught),
-            finding_precision: rate(fail_at, fail),
-            golden_fail_findings: golden_fail,
-            golden_trials,
-            noise: (golden_trials > 0).then(|| golden_fail as f64 / golden_trials as f64),
-            requirement_recall: rate(req_named, req),
-            obligation_recall: rate(obl_named, obl),
+            localization: rate(self.localized, self.caught),
+            typing: rate(self.typed, self.caught),
+            finding_precision: rate(self.fail_at, self.fail),
+            golden_fail_findings: self.golden_fail,
+            golden_trials: self.golden_trials,
+            noise: (self.golden_trials > 0)
+                .then(|| self.golden_fail as f64 / self.golden_trials as f64),
+            requirement_recall: rate(self.req_named, self.req),
+            obligation_recall: rate(self.obl_named, self.obl),
         }
     }
 }
 
-impl Metrics {
-    pub fn count(&self, outcome: Outcome) -> u64 {
-        self.outcomes.get(&outcome).copied().unwrap_or(0)
+/// [`Metrics`] summed one trial at a time: what depends on a fixture's trials together (the
+/// fixture count, pass^k) is given by the fixtures' summaries at the end.
+#[derive(Debug, Default)]
+struct Tally {
+    m: Metrics,
+    ground_truth: GroundTruthSums,
+}
+
+impl Tally {
+    fn add(&mut self, t: &TrialRecord) {
+        let m = &mut self.m;
+        m.trials += 1;
+        *m.outcomes.entry(t.outcome).or_default() += 1;
+        m.total_ms += t.duration_ms;
+        m.rounds_run += t.rounds.len() as u64;
+        m.round_ms += t.rounds.iter().map(|r| r.duration_ms).sum::<u64>();
+        m.cost.merge(&t.cost);
+        m.modified_repo += u64::from(t.modified_repo);
+        if let Some(c) = &t.convergence {
+            if c.status != ConvergenceStatus::AsExpected {
+                m.rounds_off += 1;
+            }
+            let key = c
+                .actual
+                .map_or_else(|| "never".to_owned(), |r| r.to_string());
+            *m.rounds.entry(key).or_default() += 1;
+        }
+        self.ground_truth.add(t);
     }
 
-    pub fn of<'a>(trials: impl IntoIterator<Item = &'a TrialRecord>) -> Metrics {
-        let mut m = Metrics::default();
-        let mut fixtures = std::collections::BTreeSet::new();
-        let trials: Vec<&TrialRecord> = trials.into_iter().collect();
-        m.repeat = crate::score::trials::repeat_metrics(trials.iter().copied());
-        m.ground_truth = GroundTruthMetrics::of(&trials);
-        for t in trials {
-            fixtures.insert(t.fixture.clone());
-            m.trials += 1;
-            *m.outcomes.entry(t.outcome).or_default() += 1;
-            m.total_ms += t.duration_ms;
-            m.rounds_run += t.rounds.len() as u64;
-            m.round_ms += t.rounds.iter().map(|r| r.duration_ms).sum::<u64>();
-            m.cost.merge(&t.cost);
-            m.modified_repo += u64::from(t.modified_repo);
-            if let Some(c) = &t.convergence {
-                if c.status != ConvergenceStatus::AsExpected {
-                    m.rounds_off += 1;
-                }
-                let key = c
-                    .actual
-                    .map_or_else(|| "never".to_owned(), |r| r.to_string());
-                *m.rounds.entry(key).or_default() += 1;
-            }
-        }
-        m.fixtures = fixtures.len() as u64;
+    /// The metrics, with `fixtures` the summaries of exactly the fixtures of the trials added.
+    fn finish<'a>(self, fixtures: impl Iterator<Item = &'a FixtureTrials> + Clone) -> Metrics {
+        let mut m = self.m;
+        m.fixtures = fixtures.clone().count() as u64;
+        m.repeat = crate::score::trials::repeat_of(fixtures);
+        m.ground_truth = self.ground_truth.finish();
         let omission = m.count(Outcome::Detected)
             + m.count(Outcome::WrongReason)
             + m.count(Outcome::FalsePass);
@@ -167,6 +188,21 @@ impl Metrics {
     }
 }
 
+impl Metrics {
+    pub fn count(&self, outcome: Outcome) -> u64 {
+        self.outcomes.get(&outcome).copied().unwrap_or(0)
+    }
+
+    pub fn of<T: Borrow<TrialRecord>>(trials: impl IntoIterator<Item = T>) -> Metrics {
+        let (mut tally, mut fixtures) = (Tally::default(), PerFixture::default());
+        for t in trials {
+            tally.add(t.borrow());
+            fixtures.add(t.borrow());
+        }
+        tally.finish(fixtures.iter().map(|(f, _)| f))
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct MetricsReport {
     pub overall: Metrics,
@@ -180,26 +216,46 @@ pub struct MetricsReport {
 }
 
 impl MetricsReport {
-    pub fn of(trials: &[TrialRecord]) -> MetricsReport {
-        let mut by_category: BTreeMap<String, Vec<&TrialRecord>> = BTreeMap::new();
-        let mut by_kind: BTreeMap<String, Vec<&TrialRecord>> = BTreeMap::new();
+    /// Every figure of a run in one pass over its trials, holding one summary per fixture and
+    /// never the trials (a run's are read back from its spool one by one).
+    pub fn of<T: Borrow<TrialRecord>>(trials: impl IntoIterator<Item = T>) -> MetricsReport {
+        let mut overall = Tally::default();
+        let mut per_category: BTreeMap<String, Tally> = BTreeMap::new();
+        let mut per_kind: BTreeMap<Kind, Tally> = BTreeMap::new();
+        let mut fixtures = PerFixture::default();
+        let mut mutation = crate::score::mutation::Tally::default();
         for t in trials {
-            by_category.entry(t.category.clone()).or_default().push(t);
-            if let Some(kind) = t.kind {
-                by_kind.entry(kind.as_str().to_owned()).or_default().push(t);
+            let t = t.borrow();
+            overall.add(t);
+            match per_category.get_mut(&t.category) {
+                Some(tally) => tally.add(t),
+                None => per_category.entry(t.category.clone()).or_default().add(t),
             }
+            if let Some(kind) = t.kind {
+                per_kind.entry(kind).or_default().add(t);
+            }
+            fixtures.add(t);
+            mutation.add(t);
         }
-        let of = |groups: BTreeMap<String, Vec<&TrialRecord>>| {
-            groups
-                .into_iter()
-                .map(|(k, v)| (k, Metrics::of(v)))
-                .collect()
-        };
+        let all = fixtures.iter();
         MetricsReport {
-            overall: Metrics::of(trials),
-            per_category: of(by_category),
-            per_kind: of(by_kind),
-            mutation: crate::score::mutation::of(trials),
+            overall: overall.finish(all.clone().map(|(f, _)| f)),
+            per_category: per_category
+                .into_iter()
+                .map(|(category, tally)| {
+                    let of = all.clone().filter(|(f, _)| f.category == category);
+                    let metrics = tally.finish(of.map(|(f, _)| f));
+                    (category, metrics)
+                })
+                .collect(),
+            per_kind: per_kind
+                .into_iter()
+                .map(|(kind, tally)| {
+                    let of = all.clone().filter(|(_, k)| *k == Some(kind));
+                    (kind.as_str().to_owned(), tally.finish(of.map(|(f, _)| f)))
+                })
+                .collect(),
+            mutation: mutation.finish(),
         }
     }
 }

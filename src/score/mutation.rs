@@ -1,6 +1,7 @@
 //! The mutation score: detected over viable mutants run, with Wilson intervals, per operator, per
 //! kind and per golden, and the survivors (mutants a pipeline passed), from the trial records.
 
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
@@ -156,68 +157,89 @@ pub fn parts(id: &str) -> Option<(&str, &str)> {
 }
 
 /// The mutation score of the mutant trials among `trials`; `None` when there are none.
-pub fn of(trials: &[TrialRecord]) -> Option<MutationScore> {
-    let mutants: Vec<&TrialRecord> = trials
-        .iter()
-        .filter(|t| !t.golden && t.category.starts_with(PREFIX))
-        .collect();
-    if mutants.is_empty() {
-        return None;
+pub fn of<T: Borrow<TrialRecord>>(trials: impl IntoIterator<Item = T>) -> Option<MutationScore> {
+    let mut tally = Tally::default();
+    for t in trials {
+        tally.add(t.borrow());
     }
-    let mut all = (0, 0);
-    let mut groups: [BTreeMap<String, (u64, u64)>; 3] = Default::default();
-    let (mut survivors, mut wrong_reason, mut errors) = (Vec::new(), Vec::new(), 0);
-    let mut convergence = LoopSum::default();
-    let mut per_operator_convergence: BTreeMap<String, LoopSum> = BTreeMap::new();
-    for t in mutants {
+    tally.finish()
+}
+
+/// The mutation score summed one trial at a time (trials that are not mutants are passed over).
+#[derive(Default)]
+pub struct Tally {
+    all: (u64, u64),
+    /// Detected and scored trials by operator, by kind, by golden.
+    groups: [BTreeMap<String, (u64, u64)>; 3],
+    survivors: Vec<String>,
+    wrong_reason: Vec<String>,
+    errors: u64,
+    convergence: LoopSum,
+    per_operator_convergence: BTreeMap<String, LoopSum>,
+}
+
+impl Tally {
+    pub fn add(&mut self, t: &TrialRecord) {
+        if t.golden || !t.category.starts_with(PREFIX) {
+            return;
+        }
         let operator = parts(&t.fixture).map_or("?", |(_, o)| o);
-        convergence.add(t);
-        per_operator_convergence
+        self.convergence.add(t);
+        self.per_operator_convergence
             .entry(operator.to_owned())
             .or_default()
             .add(t);
         match t.outcome {
             Outcome::Error | Outcome::Timeout => {
-                errors += 1;
-                continue;
+                self.errors += 1;
+                return;
             }
-            Outcome::FalsePass => survivors.push(t.fixture.clone()),
-            Outcome::WrongReason => wrong_reason.push(t.fixture.clone()),
+            Outcome::FalsePass => self.survivors.push(t.fixture.clone()),
+            Outcome::WrongReason => self.wrong_reason.push(t.fixture.clone()),
             _ => {}
         }
         let hit = u64::from(t.outcome == Outcome::Detected);
-        all.0 += hit;
-        all.1 += 1;
+        self.all.0 += hit;
+        self.all.1 += 1;
         let (golden, operator) = parts(&t.fixture).unwrap_or(("?", "?"));
         let kind = t.kind.map_or("?", |k| k.as_str());
-        for (group, key) in groups.iter_mut().zip([operator, kind, golden]) {
+        for (group, key) in self.groups.iter_mut().zip([operator, kind, golden]) {
             let e = group.entry(key.to_owned()).or_default();
             e.0 += hit;
             e.1 += 1;
         }
     }
-    let rates = |g: &BTreeMap<String, (u64, u64)>| {
-        g.iter()
-            .map(|(k, (d, n))| (k.clone(), Rate::new(*d, *n)))
-            .collect()
-    };
-    survivors.dedup();
-    wrong_reason.dedup();
-    Some(MutationScore {
-        score: Rate::new(all.0, all.1),
-        per_operator: rates(&groups[0]),
-        per_kind: rates(&groups[1]),
-        per_golden: rates(&groups[2]),
-        survivors,
-        wrong_reason,
-        errors,
-        convergence: convergence.finish(),
-        per_operator_convergence: per_operator_convergence
-            .into_iter()
-            .map(|(k, l)| (k, l.finish()))
-            .collect(),
-        unviable: None,
-    })
+
+    /// `None` when no mutant trial was added.
+    pub fn finish(self) -> Option<MutationScore> {
+        if self.convergence.sum.all_trials == 0 {
+            return None;
+        }
+        let rates = |g: &BTreeMap<String, (u64, u64)>| {
+            g.iter()
+                .map(|(k, (d, n))| (k.clone(), Rate::new(*d, *n)))
+                .collect()
+        };
+        let (mut survivors, mut wrong_reason) = (self.survivors, self.wrong_reason);
+        survivors.dedup();
+        wrong_reason.dedup();
+        Some(MutationScore {
+            score: Rate::new(self.all.0, self.all.1),
+            per_operator: rates(&self.groups[0]),
+            per_kind: rates(&self.groups[1]),
+            per_golden: rates(&self.groups[2]),
+            survivors,
+            wrong_reason,
+            errors: self.errors,
+            convergence: self.convergence.finish(),
+            per_operator_convergence: self
+                .per_operator_convergence
+                .into_iter()
+                .map(|(k, l)| (k, l.finish()))
+                .collect(),
+            unviable: None,
+        })
+    }
 }
 
 fn pct(r: &Rate) -> String {

@@ -9,6 +9,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::exit_code;
+use std::borrow::Borrow;
+
 use crate::score::changes::{fixture_changes, FixtureChange};
 use crate::score::metrics::ThresholdResult;
 use crate::score::record::TrialRecord;
@@ -53,8 +55,8 @@ impl RatchetResult {
 pub fn check(
     named: &str,
     baseline_run: &str,
-    baseline: &[TrialRecord],
-    trials: &[TrialRecord],
+    baseline: impl IntoIterator<Item = impl Borrow<TrialRecord>>,
+    trials: impl IntoIterator<Item = impl Borrow<TrialRecord>>,
 ) -> RatchetResult {
     let regressions = fixture_changes(baseline, trials)
         .into_iter()

@@ -5,11 +5,13 @@
 //! An error or a timeout is a trial that was not good: a fixture detected in two trials and timed
 //! out in the third is flaky, because its detection cannot be relied on.
 
+use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::corpus::taxonomy::Kind;
 use crate::score::cost::CostTotal;
 use crate::score::rate::Rate;
 use crate::score::record::TrialRecord;
@@ -70,64 +72,91 @@ fn verdict_key(t: &TrialRecord) -> String {
         .map_or_else(|| "none".to_owned(), |v| v.as_str().to_owned())
 }
 
-/// Groups trials by fixture (sorted by id).
-pub fn per_fixture<'a>(trials: impl IntoIterator<Item = &'a TrialRecord>) -> Vec<FixtureTrials> {
-    let mut by_fixture: BTreeMap<&str, Vec<&TrialRecord>> = BTreeMap::new();
-    for t in trials {
-        by_fixture.entry(&t.fixture).or_default().push(t);
+/// Trials grouped by fixture as they come, one at a time (a run's trials are read back from its
+/// spool one by one): holds one summary per fixture, never the trials.
+#[derive(Debug, Default)]
+pub struct PerFixture(BTreeMap<String, (FixtureTrials, Option<Kind>)>);
+
+impl PerFixture {
+    pub fn add(&mut self, t: &TrialRecord) {
+        let (f, _) = match self.0.get_mut(&t.fixture) {
+            Some(entry) => entry,
+            None => self.0.entry(t.fixture.clone()).or_insert_with(|| {
+                let f = FixtureTrials {
+                    fixture: t.fixture.clone(),
+                    category: t.category.clone(),
+                    golden: t.golden,
+                    trials: 0,
+                    good: 0,
+                    consistency: Consistency::None,
+                    verdicts: BTreeMap::new(),
+                    disagree: false,
+                    cost: CostTotal::default(),
+                    duration_ms: 0,
+                };
+                (f, t.kind)
+            }),
+        };
+        f.trials += 1;
+        f.good += u64::from(t.outcome.is_good());
+        f.consistency = match f.good {
+            0 => Consistency::None,
+            g if g == f.trials => Consistency::All,
+            _ => Consistency::Flaky,
+        };
+        *f.verdicts.entry(verdict_key(t)).or_default() += 1;
+        f.disagree = f.verdicts.len() > 1;
+        f.cost.merge(&t.cost);
+        f.duration_ms += t.duration_ms;
     }
-    by_fixture
-        .into_values()
-        .filter_map(|ts| {
-            let first = ts.first()?;
-            let good = ts.iter().filter(|t| t.outcome.is_good()).count() as u64;
-            let n = ts.len() as u64;
-            let mut verdicts = BTreeMap::new();
-            let mut cost = CostTotal::default();
-            for t in &ts {
-                *verdicts.entry(verdict_key(t)).or_default() += 1;
-                cost.merge(&t.cost);
-            }
-            Some(FixtureTrials {
-                fixture: first.fixture.clone(),
-                category: first.category.clone(),
-                golden: first.golden,
-                trials: n,
-                good,
-                consistency: match good {
-                    0 => Consistency::None,
-                    g if g == n => Consistency::All,
-                    _ => Consistency::Flaky,
-                },
-                disagree: verdicts.len() > 1,
-                verdicts,
-                cost,
-                duration_ms: ts.iter().map(|t| t.duration_ms).sum(),
-            })
-        })
-        .collect()
+
+    /// Every fixture so far, sorted by id, with the kind planted in it.
+    pub fn iter(&self) -> impl Iterator<Item = (&FixtureTrials, Option<Kind>)> + Clone {
+        self.0.values().map(|(f, kind)| (f, *kind))
+    }
+
+    pub fn finish(self) -> Vec<FixtureTrials> {
+        self.0.into_values().map(|(f, _)| f).collect()
+    }
+}
+
+/// Groups trials by fixture (sorted by id).
+pub fn per_fixture<T: Borrow<TrialRecord>>(
+    trials: impl IntoIterator<Item = T>,
+) -> Vec<FixtureTrials> {
+    let mut fixtures = PerFixture::default();
+    for t in trials {
+        fixtures.add(t.borrow());
+    }
+    fixtures.finish()
 }
 
 /// pass^k, pass@1 and disagreement over a set of trials; `None` unless some fixture ran more than
 /// once (with one trial each, pass^k is pass@1 and nothing can disagree).
-pub fn repeat_metrics<'a>(
-    trials: impl IntoIterator<Item = &'a TrialRecord>,
+pub fn repeat_metrics<T: Borrow<TrialRecord>>(
+    trials: impl IntoIterator<Item = T>,
 ) -> Option<RepeatMetrics> {
-    let fixtures = per_fixture(trials);
-    let k = fixtures.iter().map(|f| f.trials).max()?;
+    repeat_of(per_fixture(trials).iter())
+}
+
+/// [`repeat_metrics`] from the fixtures' summaries.
+pub fn repeat_of<'a>(
+    fixtures: impl Iterator<Item = &'a FixtureTrials> + Clone,
+) -> Option<RepeatMetrics> {
+    let k = fixtures.clone().map(|f| f.trials).max()?;
     if k < 2 {
         return None;
     }
+    let count = fixtures.clone().count() as u64;
     let all = fixtures
-        .iter()
+        .clone()
         .filter(|f| f.consistency == Consistency::All)
         .count() as u64;
-    let good: u64 = fixtures.iter().map(|f| f.good).sum();
-    let trials: u64 = fixtures.iter().map(|f| f.trials).sum();
-    let repeated: Vec<&FixtureTrials> = fixtures.iter().filter(|f| f.trials > 1).collect();
-    let disagree = repeated.iter().filter(|f| f.disagree).count() as u64;
+    let good: u64 = fixtures.clone().map(|f| f.good).sum();
+    let trials: u64 = fixtures.clone().map(|f| f.trials).sum();
+    let repeated = fixtures.clone().filter(|f| f.trials > 1);
+    let disagree = repeated.clone().filter(|f| f.disagree).count() as u64;
     let flaky_fixtures: Vec<String> = fixtures
-        .iter()
         .filter(|f| f.consistency == Consistency::Flaky)
         .map(|f| f.fixture.clone())
         .collect::<BTreeSet<_>>()
@@ -135,9 +164,9 @@ pub fn repeat_metrics<'a>(
         .collect();
     Some(RepeatMetrics {
         k,
-        pass_hat_k: Rate::new(all, fixtures.len() as u64),
+        pass_hat_k: Rate::new(all, count),
         pass_at_1: Rate::new(good, trials),
-        disagreement: Rate::new(disagree, repeated.len() as u64),
+        disagreement: Rate::new(disagree, repeated.count() as u64),
         flaky: flaky_fixtures.len() as u64,
         flaky_fixtures,
     })
