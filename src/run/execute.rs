@@ -235,23 +235,21 @@ pub fn run_selected(
         )?;
         let staging = Staging::register(staging);
         objects_temp.move_to(&staging.path().join(crate::output::objects::DIR))?;
-        // One more pass over the trials: per fixture, the case ids, what the cache gave.
+        // One more pass over the trials: the case ids, what the cache gave, and per fixture (not
+        // for one trial per fixture: `fixture_trials` would restate the trials, and is not
+        // written; `results::read` computes it again).
         let mut per_fixture = crate::score::trials::PerFixture::default();
         let mut trials_index: Vec<(String, u32)> = Vec::with_capacity(trials.len());
         let mut hits = 0;
         for t in &trials {
-            per_fixture.add(&t);
+            if options.trials > 1 {
+                per_fixture.add(&t);
+            }
             hits += u64::from(t.cached);
             trials_index.push((t.fixture.clone(), t.trial));
         }
         trials.check()?;
-        // One trial per fixture: `fixture_trials` would restate the trials, and is not written
-        // (`results::read` computes it again).
-        let fixture_trials = if options.trials > 1 {
-            per_fixture.finish()
-        } else {
-            Vec::new()
-        };
+        let fixture_trials = per_fixture.finish();
         let cache_stats = cache.as_ref().map(|c| CacheStats {
             hits,
             misses: trials.len() as u64 - hits,
