@@ -147,55 +147,60 @@ fn load_with(dir: &Path, eager: bool) -> Result<Corpus, Vec<Error>> {
         .collect();
     folders.sort();
 
-    // Every fixture.yaml parsed in parallel (the parse and its limits checks are a third of a
-    // large corpus's load), then checked for duplicate ids in folder order.
-    let read: Vec<(PathBuf, Result<yaml::Parsed<FixtureFile>, Error>)> = folders
+    // Every fixture.yaml parsed in parallel, then checked for duplicate ids in folder order.
+    // Only the goldens' parsed files are kept: an omission fixture's is parsed again when it is
+    // built (below), so that ten thousand parsed files are never held at once (they were the
+    // peak of a large run's memory).
+    let read: Vec<(PathBuf, Result<Head, Error>)> = folders
         .into_par_iter()
         .map(|folder| {
             let file = folder.join("fixture.yaml");
             // Anything there (a FIFO, a folder) is read, and refused with what it is.
-            let parsed = if std::fs::symlink_metadata(&file).is_err() {
+            let head = if std::fs::symlink_metadata(&file).is_err() {
                 Err(Error::invalid(
                     &folder,
                     "a fixture folder must hold a fixture.yaml",
                 ))
             } else {
-                yaml::load::<FixtureFile>(&file)
+                yaml::load::<FixtureFile>(&file).map(Head::of)
             };
-            (file, parsed)
+            (file, head)
         })
         .collect();
-    let mut parsed: Vec<(PathBuf, yaml::Parsed<FixtureFile>)> = Vec::new();
+    let mut goldens: Vec<(PathBuf, yaml::Parsed<FixtureFile>)> = Vec::new();
+    let mut plants: Vec<PathBuf> = Vec::new();
+    let mut omissions: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
-    for (file, p) in read {
-        match p {
-            Ok(p) => {
-                let id = p.value.id.clone();
-                if let Some(first) = seen.get(&id) {
+    for (file, head) in read {
+        match head {
+            Ok(head) => {
+                if let Some(first) = seen.get(&head.id) {
                     errors.push(Error::invalid_at(
                         &file,
-                        yaml::locate(&p.text, "id", &id),
+                        head.id_at,
                         format!(
-                            "duplicate fixture id `{id}`: also used by {}",
+                            "duplicate fixture id `{}`: also used by {}",
+                            head.id,
                             first.display()
                         ),
                     ));
                     continue;
                 }
-                seen.insert(id, file.clone());
-                parsed.push((file, p));
+                seen.insert(head.id.clone(), file.clone());
+                match head.golden {
+                    Some(p) => goldens.push((file, p)),
+                    None => {
+                        omissions.insert(head.id);
+                        plants.push(file);
+                    }
+                }
             }
             Err(e) => errors.push(e),
         }
     }
 
     let mut fixtures: BTreeMap<String, Fixture> = BTreeMap::new();
-    // Goldens first: omission fixtures are built on top of them. Each parsed file is dropped once
-    // its fixture is built, so that the parsed files and the built fixtures are not all held at
-    // once (the corpus's peak memory).
-    let (goldens, plants): (Vec<_>, Vec<_>) = parsed
-        .into_iter()
-        .partition(|(_, p)| p.value.extends.is_none());
+    // Goldens first: omission fixtures are built on top of them.
     for (file, p) in goldens {
         match build_golden(&file, &p) {
             Ok(f) => {
@@ -204,12 +209,14 @@ fn load_with(dir: &Path, eager: bool) -> Result<Corpus, Vec<Error>> {
             Err(e) => errors.push(e),
         }
     }
-    let omissions: std::collections::BTreeSet<String> =
-        plants.iter().map(|(_, p)| p.value.id.clone()).collect();
-    // Omission fixtures in parallel: each reads only the goldens built above.
+    // Omission fixtures in parallel, each parsed again and dropped once built: each reads only
+    // the goldens built above.
     let built: Vec<Result<Fixture, Error>> = plants
         .into_par_iter()
-        .map(|(file, p)| build_omission(&file, &p, &fixtures, &seen, &omissions, eager))
+        .map(|file| {
+            let p = yaml::load::<FixtureFile>(&file)?;
+            build_omission(&file, &p, &fixtures, &seen, &omissions, eager)
+        })
         .collect();
     for f in built {
         match f {
@@ -226,6 +233,25 @@ fn load_with(dir: &Path, eager: bool) -> Result<Corpus, Vec<Error>> {
         })
     } else {
         Err(errors)
+    }
+}
+
+/// What the first parse of a fixture file keeps: its id (and where it is, for a duplicate) and,
+/// for a golden, the parsed file.
+struct Head {
+    id: String,
+    id_at: Option<crate::error::Position>,
+    golden: Option<yaml::Parsed<FixtureFile>>,
+}
+
+impl Head {
+    fn of(p: yaml::Parsed<FixtureFile>) -> Head {
+        let id = p.value.id.clone();
+        Head {
+            id_at: yaml::locate(&p.text, "id", &id),
+            golden: p.value.extends.is_none().then_some(p),
+            id,
+        }
     }
 }
 
