@@ -115,6 +115,9 @@ fn cmd_run(args: RunArgs) -> CmdResult {
         finished.dir.join("report.html").display()
     );
     step_summary(&finished.results)?;
+    // The summaries read the trials back from the run's spool: one that could not be read is
+    // an error, not a shorter summary.
+    finished.results.trials.check().map_err(|e| vec![e])?;
     if options.keep {
         println!(
             "repositories kept under the work dir; each trial's path is in results.json (kept_at)"

@@ -67,6 +67,8 @@ pub fn write_all_with(dir: &Path, results: &mut RunResults, views: Option<&Views
         results.fixture_trials = fixture_trials;
     }
     written?;
+    // A trial that could not be read back from the run's spool would leave the file short.
+    results.trials.check()?;
     // The trial logs and the HTML trial view show every round's report: each reads one trial's
     // back from the objects at a time (the record on disk keeps the references).
     if let Some(views) = views {
@@ -84,7 +86,9 @@ pub fn write_all_with(dir: &Path, results: &mut RunResults, views: Option<&Views
         results,
         views.unwrap_or(&none),
         linked,
-    )
+    )?;
+    // Likewise for the logs, the summary, junit.xml and report.html.
+    results.trials.check()
 }
 
 /// Appends the Markdown summary to the file GitHub Actions names in `$GITHUB_STEP_SUMMARY`, so a
