@@ -10,14 +10,7 @@ use common::*;
 
 #[test]
 fn the_html_report_renders_its_charts_table_and_filter_in_a_headless_browser() {
-    let Some(browser) = chromium() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("chromium is not installed, and CI is set: .ci/run must install it");
-        }
-        eprintln!(
-            "\n\n*** SKIPPED: the HTML report was NOT checked in a browser: chromium is not installed \
-             (apt-get install chromium). In CI (CI set) this test fails instead. ***\n"
-        );
+    let Some(browser) = chromium_or_skip("the HTML report") else {
         return;
     };
     let reports = tempfile::tempdir().unwrap();
@@ -94,13 +87,7 @@ fn the_html_report_renders_its_charts_table_and_filter_in_a_headless_browser() {
 /// The verifier false-passes the omission while naming task T2, a locus entry of the fixture.
 #[test]
 fn a_failing_trial_opens_with_its_planted_diff_its_findings_and_the_locus_highlighted() {
-    let Some(browser) = chromium() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("chromium is not installed, and CI is set: .ci/run must install it");
-        }
-        eprintln!(
-            "\n\n*** SKIPPED: the trial view was NOT checked in a browser: no chromium ***\n"
-        );
+    let Some(browser) = chromium_or_skip("the trial view") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -186,13 +173,7 @@ fn a_failing_trial_opens_with_its_planted_diff_its_findings_and_the_locus_highli
 /// `delete-task-state` deletes a task's state file from the golden.
 #[test]
 fn a_run_with_a_surviving_mutant_shows_it_in_the_mutation_section_with_its_diff() {
-    let Some(browser) = chromium() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("chromium is not installed, and CI is set: .ci/run must install it");
-        }
-        eprintln!(
-            "\n\n*** SKIPPED: the mutation section was NOT checked in a browser: no chromium ***\n"
-        );
+    let Some(browser) = chromium_or_skip("the mutation section") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -291,13 +291,7 @@ fn the_legacy_run_with_three_trials_renders_the_same_outputs_from_its_spool_as_f
 #[test]
 fn a_report_of_three_thousand_trials_shows_one_page_pages_to_the_last_and_finds_and_opens_a_later_trial(
 ) {
-    let Some(browser) = chromium() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("chromium is not installed, and CI is set: .ci/run must install it");
-        }
-        eprintln!(
-            "\n\n*** SKIPPED: the paged report was NOT checked in a browser: no chromium ***\n"
-        );
+    let Some(browser) = chromium_or_skip("the paged report") else {
         return;
     };
     let reports = tempfile::tempdir().unwrap();

@@ -27,6 +27,55 @@ pub struct States {
     pub unstaged: Option<Files>,
 }
 
+/// Why a plant cannot go into the layer it names: the golden has later layers, written over the
+/// layer it would change.
+#[derive(Debug)]
+pub enum PlantInto<E> {
+    /// Into `head`, of a golden with a staged or an unstaged layer.
+    HeadUnderLaterLayers,
+    /// Into `staged`, of a golden with an unstaged layer.
+    StagedUnderUnstaged,
+    /// The change itself failed.
+    Apply(E),
+}
+
+impl States {
+    /// These layers with `apply` run on the one `into` names: a staged or unstaged layer the
+    /// golden lacks starts from the layer below it. The layers are shared wherever `apply` does not
+    /// change them. A plant (a fixture's, or a mutant's) goes only into the last layer there is.
+    pub fn plant_into<E>(
+        &self,
+        into: LayerName,
+        apply: impl FnOnce(Files) -> Result<Files, E>,
+    ) -> Result<States, PlantInto<E>> {
+        let mut states = self.clone();
+        match into {
+            LayerName::Head => {
+                if self.staged.is_some() || self.unstaged.is_some() {
+                    return Err(PlantInto::HeadUnderLaterLayers);
+                }
+                states.head = apply(states.head).map_err(PlantInto::Apply)?;
+            }
+            LayerName::Staged => {
+                if self.unstaged.is_some() {
+                    return Err(PlantInto::StagedUnderUnstaged);
+                }
+                let from = states.staged.take().unwrap_or_else(|| states.head.clone());
+                states.staged = Some(apply(from).map_err(PlantInto::Apply)?);
+            }
+            LayerName::Unstaged => {
+                let from = states
+                    .unstaged
+                    .take()
+                    .or_else(|| states.staged.clone())
+                    .unwrap_or_else(|| states.head.clone());
+                states.unstaged = Some(apply(from).map_err(PlantInto::Apply)?);
+            }
+        }
+        Ok(states)
+    }
+}
+
 /// The work tree after a scripted fix, committed on the feature branch.
 #[derive(Debug, Clone)]
 pub struct FixState {
@@ -117,36 +166,17 @@ pub fn plant(ctx: &Ctx, golden: &States, plant: &Plant) -> Result<States, Error>
         overlay: plant.overlay.clone(),
         delete: plant.delete.clone(),
     };
-    let mut states = golden.clone();
-    match plant.into {
-        LayerName::Head => {
-            states.head = apply_layer(ctx, "plant", states.head, &layer)?;
-            // Later layers were written over the golden's head; they are kept over the planted one.
-            if golden.staged.is_some() || golden.unstaged.is_some() {
-                return Err(ctx.err("into", "head", "planting into `head` of a golden that has staged or unstaged layers is not supported; plant into the last layer"));
-            }
-        }
-        LayerName::Staged => {
-            if golden.unstaged.is_some() {
-                return Err(ctx.err(
-                    "into",
-                    "staged",
-                    "the golden has an unstaged layer; plant into `unstaged`",
-                ));
-            }
-            let from = states.staged.take().unwrap_or_else(|| states.head.clone());
-            states.staged = Some(apply_layer(ctx, "plant", from, &layer)?);
-        }
-        LayerName::Unstaged => {
-            let from = states
-                .unstaged
-                .take()
-                .or_else(|| states.staged.clone())
-                .unwrap_or_else(|| states.head.clone());
-            states.unstaged = Some(apply_layer(ctx, "plant", from, &layer)?);
-        }
-    }
-    Ok(states)
+    golden
+        .plant_into(plant.into, |from| apply_layer(ctx, "plant", from, &layer))
+        .map_err(|e| match e {
+            PlantInto::HeadUnderLaterLayers => ctx.err("into", "head", "planting into `head` of a golden that has staged or unstaged layers is not supported; plant into the last layer"),
+            PlantInto::StagedUnderUnstaged => ctx.err(
+                "into",
+                "staged",
+                "the golden has an unstaged layer; plant into `unstaged`",
+            ),
+            PlantInto::Apply(e) => e,
+        })
 }
 
 /// The trees after each scripted fix, each applied over the one before (the first over the last

@@ -3,9 +3,10 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::corpus::fixture::{ExpectedRounds, LayerName};
+use crate::corpus::fixture::ExpectedRounds;
 use std::sync::Arc;
 
+use crate::corpus::compose::PlantInto;
 use crate::corpus::loader::{Composed, Expectation, FixState, Layers, States};
 use crate::corpus::{Blob, Files, Fixture};
 use crate::mutate::operator::{Operator, Planted};
@@ -55,7 +56,6 @@ pub fn build(
     let trees = golden
         .in_memory()
         .ok_or("the golden's trees are not in memory")?;
-    let mut states = trees.states.clone();
     let apply = |mut files: Files| -> Result<Files, String> {
         files.extend(planted.write.clone());
         for path in &planted.delete {
@@ -65,31 +65,16 @@ pub fn build(
         }
         Ok(files)
     };
-    match planted.into {
-        LayerName::Head => {
-            if trees.states.staged.is_some() || trees.states.unstaged.is_some() {
-                return Err(
-                    "the golden has staged or unstaged layers; head cannot be mutated".into(),
-                );
+    let states = trees
+        .states
+        .plant_into(planted.into, apply)
+        .map_err(|e| match e {
+            PlantInto::HeadUnderLaterLayers => {
+                "the golden has staged or unstaged layers; head cannot be mutated".to_owned()
             }
-            states.head = apply(states.head)?;
-        }
-        LayerName::Staged => {
-            if trees.states.unstaged.is_some() {
-                return Err("the golden has an unstaged layer".into());
-            }
-            let from = states.staged.take().unwrap_or_else(|| states.head.clone());
-            states.staged = Some(apply(from)?);
-        }
-        LayerName::Unstaged => {
-            let from = states
-                .unstaged
-                .take()
-                .or_else(|| states.staged.clone())
-                .unwrap_or_else(|| states.head.clone());
-            states.unstaged = Some(apply(from)?);
-        }
-    }
+            PlantInto::StagedUnderUnstaged => "the golden has an unstaged layer".to_owned(),
+            PlantInto::Apply(e) => e,
+        })?;
     if layer_trees(&states) == layer_trees(&trees.states) {
         return Err("equivalent: the mutant's trees equal the golden's".into());
     }

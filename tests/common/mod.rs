@@ -118,6 +118,22 @@ pub fn chromium() -> Option<PathBuf> {
         })
 }
 
+/// The browser for a test that checks `what` in one; `None`, with the skip said loudly, where
+/// chromium is not installed. In CI (`CI` set) a missing browser fails the test instead.
+pub fn chromium_or_skip(what: &str) -> Option<PathBuf> {
+    let browser = chromium();
+    if browser.is_none() {
+        if std::env::var_os("CI").is_some() {
+            panic!("chromium is not installed, and CI is set: .ci/run must install it");
+        }
+        eprintln!(
+            "\n\n*** SKIPPED: {what} was NOT checked in a browser: chromium is not installed \
+             (apt-get install chromium). In CI (CI set) this test fails instead. ***\n"
+        );
+    }
+    browser
+}
+
 /// The DOM after the page's scripts ran (`virtual_ms` of virtual time for them).
 pub fn dump_dom(browser: &Path, virtual_ms: u32, url: &str) -> String {
     let profile = tempfile::tempdir().unwrap();
