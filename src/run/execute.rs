@@ -204,8 +204,22 @@ pub fn run_selected(
         if held_content.into_inner() {
             trials.to_mut()?;
         }
-        let mut metrics = MetricsReport::of(&trials);
+        // One pass over the trials: the metrics and the per-fixture summaries, the case ids, what
+        // the cache gave.
+        let mut trials_index: Vec<(String, u32)> = Vec::with_capacity(trials.len());
+        let mut hits = 0;
+        let (mut metrics, per_fixture) = MetricsReport::with_fixtures(trials.iter().inspect(|t| {
+            hits += u64::from(t.cached);
+            trials_index.push((t.fixture.clone(), t.trial));
+        }));
         trials.check()?;
+        // One trial per fixture: `fixture_trials` would restate the trials, and is not written
+        // (`results::read` computes it again); not held through the outputs either.
+        let fixture_trials = if options.trials > 1 {
+            per_fixture.finish()
+        } else {
+            Vec::new()
+        };
         if let Some(mutation) = metrics.mutation.as_mut() {
             mutation.unviable = Some(crate::mutate::generate::unviable_selected(
                 corpus,
@@ -235,21 +249,6 @@ pub fn run_selected(
         )?;
         let staging = Staging::register(staging);
         objects_temp.move_to(&staging.path().join(crate::output::objects::DIR))?;
-        // One more pass over the trials: the case ids, what the cache gave, and per fixture (not
-        // for one trial per fixture: `fixture_trials` would restate the trials, and is not
-        // written; `results::read` computes it again).
-        let mut per_fixture = crate::score::trials::PerFixture::default();
-        let mut trials_index: Vec<(String, u32)> = Vec::with_capacity(trials.len());
-        let mut hits = 0;
-        for t in &trials {
-            if options.trials > 1 {
-                per_fixture.add(&t);
-            }
-            hits += u64::from(t.cached);
-            trials_index.push((t.fixture.clone(), t.trial));
-        }
-        trials.check()?;
-        let fixture_trials = per_fixture.finish();
         let cache_stats = cache.as_ref().map(|c| CacheStats {
             hits,
             misses: trials.len() as u64 - hits,

@@ -235,7 +235,8 @@ pub fn merge(
         .collect();
     merged.fixtures.sort_by(|a, b| a.id.cmp(&b.id));
     merged.cases = shards.iter().flat_map(|(_, r)| r.cases.clone()).collect();
-    merged.metrics = MetricsReport::of(&merged.trials);
+    let (metrics, per_fixture) = MetricsReport::with_fixtures(&merged.trials);
+    merged.metrics = metrics;
     // Every shard records the unviable mutants of the whole selection (they are not sharded).
     if let Some(mutation) = merged.metrics.mutation.as_mut() {
         mutation.unviable = shards
@@ -252,7 +253,7 @@ pub fn merge(
     merged.thresholds = judged;
     merged.ratchet = ratchet;
     merged.fixture_trials = if merged.trial_count > 1 {
-        crate::score::trials::per_fixture(&merged.trials)
+        per_fixture.finish()
     } else {
         Vec::new()
     };

@@ -144,7 +144,7 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         })
         .collect();
     let thresholds_spec = thresholds_of(&recorded);
-    let mut metrics = MetricsReport::of(&trials);
+    let (mut metrics, per_fixture) = MetricsReport::with_fixtures(&trials);
     // Unviable mutants were never run: the recorded count stands.
     if let Some(mutation) = metrics.mutation.as_mut() {
         mutation.unviable = recorded
@@ -170,7 +170,7 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         duration_ms: clock.elapsed().as_millis() as u64,
         fixtures,
         fixture_trials: if recorded.trial_count > 1 {
-            crate::score::trials::per_fixture(&trials)
+            per_fixture.finish()
         } else {
             Vec::new()
         },

@@ -219,6 +219,14 @@ impl MetricsReport {
     /// Every figure of a run in one pass over its trials, holding one summary per fixture and
     /// never the trials (a run's are read back from its spool one by one).
     pub fn of<T: Borrow<TrialRecord>>(trials: impl IntoIterator<Item = T>) -> MetricsReport {
+        Self::with_fixtures(trials).0
+    }
+
+    /// [`MetricsReport::of`], and the per-fixture summaries it was computed with (a run's
+    /// `fixture_trials`), from the same pass.
+    pub fn with_fixtures<T: Borrow<TrialRecord>>(
+        trials: impl IntoIterator<Item = T>,
+    ) -> (MetricsReport, PerFixture) {
         let mut overall = Tally::default();
         let mut per_category: BTreeMap<String, Tally> = BTreeMap::new();
         let mut per_kind: BTreeMap<Kind, Tally> = BTreeMap::new();
@@ -237,26 +245,29 @@ impl MetricsReport {
             fixtures.add(t);
             mutation.add(t);
         }
-        let all = fixtures.iter();
-        MetricsReport {
-            overall: overall.finish(all.clone().map(|(f, _)| f)),
-            per_category: per_category
-                .into_iter()
-                .map(|(category, tally)| {
-                    let of = all.clone().filter(|(f, _)| f.category == category);
-                    let metrics = tally.finish(of.map(|(f, _)| f));
-                    (category, metrics)
-                })
-                .collect(),
-            per_kind: per_kind
-                .into_iter()
-                .map(|(kind, tally)| {
-                    let of = all.clone().filter(|(_, k)| *k == Some(kind));
-                    (kind.as_str().to_owned(), tally.finish(of.map(|(f, _)| f)))
-                })
-                .collect(),
-            mutation: mutation.finish(),
-        }
+        let report = {
+            let all = fixtures.iter();
+            MetricsReport {
+                overall: overall.finish(all.clone().map(|(f, _)| f)),
+                per_category: per_category
+                    .into_iter()
+                    .map(|(category, tally)| {
+                        let of = all.clone().filter(|(f, _)| f.category == category);
+                        let metrics = tally.finish(of.map(|(f, _)| f));
+                        (category, metrics)
+                    })
+                    .collect(),
+                per_kind: per_kind
+                    .into_iter()
+                    .map(|(kind, tally)| {
+                        let of = all.clone().filter(|(_, k)| *k == Some(kind));
+                        (kind.as_str().to_owned(), tally.finish(of.map(|(f, _)| f)))
+                    })
+                    .collect(),
+                mutation: mutation.finish(),
+            }
+        };
+        (report, fixtures)
     }
 }
 
