@@ -174,8 +174,14 @@ impl WorkRoot {
         let lock = if keep {
             None
         } else {
-            let lock = try_lock(&path.join(LOCK_FILE));
-            if lock.is_none() {
+            // Locked under another name, then renamed into place: another run's sweep for dead
+            // roots (`remove_dead_roots`) that sees the lock file sees it held. Locked where it
+            // is, the sweep could take the lock between its creation and this run's `flock`,
+            // and remove the new root (two runs starting together).
+            let pending = path.join(".lock-pending");
+            let lock = try_lock(&pending);
+            let placed = lock.is_some() && std::fs::rename(&pending, path.join(LOCK_FILE)).is_ok();
+            if !placed {
                 let _ = std::fs::remove_dir_all(&path);
                 return Err(Error::io(
                     "lock",
@@ -247,6 +253,44 @@ mod tests {
         let second = WorkRoot::create(Some(parent.path()), false).unwrap();
         assert!(live.path().join("file").exists());
         drop(second);
+    }
+
+    #[test]
+    fn runs_starting_together_never_remove_or_fail_each_others_roots() {
+        let parent = tempfile::tempdir().unwrap();
+        let parent = parent.path();
+        let done = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            // One thread sweeps for dead roots without pause while the others create roots.
+            let sweeper = s.spawn(|| {
+                while !done.load(Ordering::Relaxed) {
+                    remove_dead_roots(parent);
+                }
+            });
+            // Each creator stops at its first failure; the sweeper stops when they all have.
+            let failures: Vec<String> = (0..3)
+                .map(|_| {
+                    s.spawn(|| {
+                        for _ in 0..100 {
+                            match WorkRoot::create(Some(parent), false) {
+                                Ok(root) if root.path().join(LOCK_FILE).is_file() => {}
+                                Ok(root) => {
+                                    return Some(format!("{} lost its lock", root.path().display()))
+                                }
+                                Err(e) => return Some(e.to_string()),
+                            }
+                        }
+                        None
+                    })
+                })
+                .collect::<Vec<_>>()
+                .into_iter()
+                .filter_map(|c| c.join().unwrap())
+                .collect();
+            done.store(true, Ordering::Relaxed);
+            sweeper.join().unwrap();
+            assert!(failures.is_empty(), "{failures:?}");
+        });
     }
 
     #[test]
