@@ -140,8 +140,10 @@ impl Spooled {
     }
 }
 
+/// Sorted by fixture id, then trial (stable), as every reader expects them.
 impl From<Vec<TrialRecord>> for Trials {
-    fn from(trials: Vec<TrialRecord>) -> Self {
+    fn from(mut trials: Vec<TrialRecord>) -> Self {
+        trials.sort_by(|a, b| (&a.fixture, a.trial).cmp(&(&b.fixture, b.trial)));
         Trials(Repr::Memory(trials))
     }
 }

@@ -208,18 +208,16 @@ pub fn run_selected(
         // the cache gave.
         let mut trials_index: Vec<(String, u32)> = Vec::with_capacity(trials.len());
         let mut hits = 0;
-        let (mut metrics, per_fixture) = MetricsReport::with_fixtures(trials.iter().inspect(|t| {
-            hits += u64::from(t.cached);
-            trials_index.push((t.fixture.clone(), t.trial));
-        }));
-        trials.check()?;
         // One trial per fixture: `fixture_trials` would restate the trials, and is not written
         // (`results::read` computes it again); not held through the outputs either.
-        let fixture_trials = if options.trials > 1 {
-            per_fixture.finish()
-        } else {
-            Vec::new()
-        };
+        let (mut metrics, fixture_trials) = MetricsReport::with_fixtures(
+            trials.iter().inspect(|t| {
+                hits += u64::from(t.cached);
+                trials_index.push((t.fixture.clone(), t.trial));
+            }),
+            options.trials > 1,
+        );
+        trials.check()?;
         if let Some(mutation) = metrics.mutation.as_mut() {
             mutation.unviable = Some(crate::mutate::generate::unviable_selected(
                 corpus,

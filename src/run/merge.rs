@@ -223,11 +223,11 @@ pub fn merge(
         .iter()
         .filter_map(|(_, r)| r.objects.clone())
         .collect();
-    let mut trials: Vec<crate::score::record::TrialRecord> = shards
+    // Sorted by fixture, then trial, as they are turned into `Trials`.
+    let trials: Vec<crate::score::record::TrialRecord> = shards
         .iter()
         .flat_map(|(_, r)| r.trials.iter().map(std::borrow::Cow::into_owned))
         .collect();
-    trials.sort_by(|a, b| (&a.fixture, a.trial).cmp(&(&b.fixture, b.trial)));
     merged.trials = trials.into();
     merged.fixtures = shards
         .iter()
@@ -235,7 +235,8 @@ pub fn merge(
         .collect();
     merged.fixtures.sort_by(|a, b| a.id.cmp(&b.id));
     merged.cases = shards.iter().flat_map(|(_, r)| r.cases.clone()).collect();
-    let (metrics, per_fixture) = MetricsReport::with_fixtures(&merged.trials);
+    let (metrics, fixture_trials) =
+        MetricsReport::with_fixtures(&merged.trials, merged.trial_count > 1);
     merged.metrics = metrics;
     // Every shard records the unviable mutants of the whole selection (they are not sharded).
     if let Some(mutation) = merged.metrics.mutation.as_mut() {
@@ -252,11 +253,7 @@ pub fn merge(
     merged.exit_code = metrics::exit_code_of(&judged);
     merged.thresholds = judged;
     merged.ratchet = ratchet;
-    merged.fixture_trials = if merged.trial_count > 1 {
-        per_fixture.finish()
-    } else {
-        Vec::new()
-    };
+    merged.fixture_trials = fixture_trials;
     merged.cache = shards
         .iter()
         .filter_map(|(_, r)| r.cache)

@@ -144,7 +144,8 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         })
         .collect();
     let thresholds_spec = thresholds_of(&recorded);
-    let (mut metrics, per_fixture) = MetricsReport::with_fixtures(&trials);
+    let (mut metrics, fixture_trials) =
+        MetricsReport::with_fixtures(&trials, recorded.trial_count > 1);
     // Unviable mutants were never run: the recorded count stands.
     if let Some(mutation) = metrics.mutation.as_mut() {
         mutation.unviable = recorded
@@ -169,11 +170,7 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         started_at: rfc3339,
         duration_ms: clock.elapsed().as_millis() as u64,
         fixtures,
-        fixture_trials: if recorded.trial_count > 1 {
-            per_fixture.finish()
-        } else {
-            Vec::new()
-        },
+        fixture_trials,
         trials: trials.into(),
         metrics,
         thresholds,

@@ -14,7 +14,7 @@ use crate::score::cost::CostTotal;
 use crate::score::outcome::{ConvergenceStatus, Outcome};
 use crate::score::rate::Rate;
 use crate::score::record::TrialRecord;
-use crate::score::trials::{FixtureTrials, PerFixture, RepeatMetrics};
+use crate::score::trials::{FixtureTrials, PerFixture, RepeatMetrics, RepeatSums};
 
 /// Counts and rates over a set of trials.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -136,12 +136,13 @@ impl GroundTruthSums {
     }
 }
 
-/// [`Metrics`] summed one trial at a time: what depends on a fixture's trials together (the
-/// fixture count, pass^k) is given by the fixtures' summaries at the end.
+/// [`Metrics`] summed one trial at a time, and what depends on a fixture's trials together (the
+/// fixture count, pass^k) one finished fixture at a time.
 #[derive(Debug, Default)]
 struct Tally {
     m: Metrics,
     ground_truth: GroundTruthSums,
+    repeat: RepeatSums,
 }
 
 impl Tally {
@@ -166,11 +167,15 @@ impl Tally {
         self.ground_truth.add(t);
     }
 
-    /// The metrics, with `fixtures` the summaries of exactly the fixtures of the trials added.
-    fn finish<'a>(self, fixtures: impl Iterator<Item = &'a FixtureTrials> + Clone) -> Metrics {
+    /// A fixture whose trials were all added.
+    fn fixture(&mut self, f: &FixtureTrials) {
+        self.repeat.add(f);
+    }
+
+    fn finish(self) -> Metrics {
         let mut m = self.m;
-        m.fixtures = fixtures.clone().count() as u64;
-        m.repeat = crate::score::trials::repeat_of(fixtures);
+        m.fixtures = self.repeat.fixtures;
+        m.repeat = self.repeat.finish();
         m.ground_truth = self.ground_truth.finish();
         let omission = m.count(Outcome::Detected)
             + m.count(Outcome::WrongReason)
@@ -193,13 +198,19 @@ impl Metrics {
         self.outcomes.get(&outcome).copied().unwrap_or(0)
     }
 
+    /// The metrics of `trials`, those of one fixture together.
     pub fn of<T: Borrow<TrialRecord>>(trials: impl IntoIterator<Item = T>) -> Metrics {
         let (mut tally, mut fixtures) = (Tally::default(), PerFixture::default());
         for t in trials {
+            if let Some((f, _)) = fixtures.add(t.borrow()) {
+                tally.fixture(&f);
+            }
             tally.add(t.borrow());
-            fixtures.add(t.borrow());
         }
-        tally.finish(fixtures.iter().map(|(f, _)| f))
+        if let Some((f, _)) = fixtures.close() {
+            tally.fixture(&f);
+        }
+        tally.finish()
     }
 }
 
@@ -216,24 +227,46 @@ pub struct MetricsReport {
 }
 
 impl MetricsReport {
-    /// Every figure of a run in one pass over its trials, holding one summary per fixture and
-    /// never the trials (a run's are read back from its spool one by one).
+    /// Every figure of a run in one pass over its trials (those of one fixture together),
+    /// holding the fixture being read and never the trials (a run's are read back from its spool
+    /// one by one).
     pub fn of<T: Borrow<TrialRecord>>(trials: impl IntoIterator<Item = T>) -> MetricsReport {
-        Self::with_fixtures(trials).0
+        Self::with_fixtures(trials, false).0
     }
 
-    /// [`MetricsReport::of`], and the per-fixture summaries it was computed with (a run's
-    /// `fixture_trials`), from the same pass.
+    /// [`MetricsReport::of`], and, when `keep`, the per-fixture summaries it was computed with
+    /// (a run's `fixture_trials`), from the same pass; an empty list otherwise.
     pub fn with_fixtures<T: Borrow<TrialRecord>>(
         trials: impl IntoIterator<Item = T>,
-    ) -> (MetricsReport, PerFixture) {
+        keep: bool,
+    ) -> (MetricsReport, Vec<FixtureTrials>) {
         let mut overall = Tally::default();
         let mut per_category: BTreeMap<String, Tally> = BTreeMap::new();
         let mut per_kind: BTreeMap<Kind, Tally> = BTreeMap::new();
         let mut fixtures = PerFixture::default();
+        let mut kept = Vec::new();
         let mut mutation = crate::score::mutation::Tally::default();
+        // A fixture whose trials were all added: counted overall, in its category and its kind.
+        let mut close = |(f, kind): (FixtureTrials, Option<Kind>),
+                         overall: &mut Tally,
+                         per_category: &mut BTreeMap<String, Tally>,
+                         per_kind: &mut BTreeMap<Kind, Tally>| {
+            overall.fixture(&f);
+            if let Some(tally) = per_category.get_mut(&f.category) {
+                tally.fixture(&f);
+            }
+            if let Some(tally) = kind.and_then(|k| per_kind.get_mut(&k)) {
+                tally.fixture(&f);
+            }
+            if keep {
+                kept.push(f);
+            }
+        };
         for t in trials {
             let t = t.borrow();
+            if let Some(closed) = fixtures.add(t) {
+                close(closed, &mut overall, &mut per_category, &mut per_kind);
+            }
             overall.add(t);
             match per_category.get_mut(&t.category) {
                 Some(tally) => tally.add(t),
@@ -242,32 +275,24 @@ impl MetricsReport {
             if let Some(kind) = t.kind {
                 per_kind.entry(kind).or_default().add(t);
             }
-            fixtures.add(t);
             mutation.add(t);
         }
-        let report = {
-            let all = fixtures.iter();
-            MetricsReport {
-                overall: overall.finish(all.clone().map(|(f, _)| f)),
-                per_category: per_category
-                    .into_iter()
-                    .map(|(category, tally)| {
-                        let of = all.clone().filter(|(f, _)| f.category == category);
-                        let metrics = tally.finish(of.map(|(f, _)| f));
-                        (category, metrics)
-                    })
-                    .collect(),
-                per_kind: per_kind
-                    .into_iter()
-                    .map(|(kind, tally)| {
-                        let of = all.clone().filter(|(_, k)| *k == Some(kind));
-                        (kind.as_str().to_owned(), tally.finish(of.map(|(f, _)| f)))
-                    })
-                    .collect(),
-                mutation: mutation.finish(),
-            }
+        if let Some(closed) = fixtures.close() {
+            close(closed, &mut overall, &mut per_category, &mut per_kind);
+        }
+        let report = MetricsReport {
+            overall: overall.finish(),
+            per_category: per_category
+                .into_iter()
+                .map(|(category, tally)| (category, tally.finish()))
+                .collect(),
+            per_kind: per_kind
+                .into_iter()
+                .map(|(kind, tally)| (kind.as_str().to_owned(), tally.finish()))
+                .collect(),
+            mutation: mutation.finish(),
         };
-        (report, fixtures)
+        (report, kept)
     }
 }
 
@@ -454,6 +479,49 @@ pub fn exit_code_of(results: &[ThresholdResult]) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fixtures_and_pass_hat_k_are_counted_per_category_and_kind_one_fixture_at_a_time() {
+        let trial = |id: &str, category: &str, kind: Option<Kind>, n: u32, outcome: Outcome| {
+            let mut t = TrialRecord::named(id, category, kind.is_none(), n);
+            t.kind = kind;
+            t.outcome = outcome;
+            t
+        };
+        let (absent, stale) = (Some(Kind::ReviewMissing), Some(Kind::EvidenceMissing));
+        // In fixture order: `a` flaky (x, absent), `b` good twice (y, stale), `c` a golden (x)
+        // that passed twice, `d` missed twice (y, absent).
+        let trials = vec![
+            trial("a", "x", absent, 0, Outcome::Detected),
+            trial("a", "x", absent, 1, Outcome::FalsePass),
+            trial("b", "y", stale, 0, Outcome::Detected),
+            trial("b", "y", stale, 1, Outcome::Detected),
+            trial("c", "x", None, 0, Outcome::Passed),
+            trial("c", "x", None, 1, Outcome::Passed),
+            trial("d", "y", absent, 0, Outcome::FalsePass),
+            trial("d", "y", absent, 1, Outcome::FalsePass),
+        ];
+        let (report, kept) = MetricsReport::with_fixtures(&trials, true);
+        let ids: Vec<&str> = kept.iter().map(|f| f.fixture.as_str()).collect();
+        assert_eq!(ids, ["a", "b", "c", "d"]);
+        let pass_hat_k = |m: &Metrics| {
+            let r = m.repeat.as_ref().unwrap().pass_hat_k;
+            (m.fixtures, r.numerator, r.denominator)
+        };
+        // Good in every trial: b and c of four; c of x's two; b of y's two; neither absent one.
+        assert_eq!(pass_hat_k(&report.overall), (4, 2, 4));
+        assert_eq!(pass_hat_k(&report.per_category["x"]), (2, 1, 2));
+        assert_eq!(pass_hat_k(&report.per_category["y"]), (2, 1, 2));
+        assert_eq!(pass_hat_k(&report.per_kind["review-missing"]), (2, 0, 2));
+        assert_eq!(pass_hat_k(&report.per_kind["evidence-missing"]), (1, 1, 1));
+        assert_eq!(
+            report.overall.repeat.as_ref().unwrap().flaky_fixtures,
+            ["a"]
+        );
+        // Without `keep`, the same figures and no summaries.
+        let (same, none) = MetricsReport::with_fixtures(&trials, false);
+        assert_eq!((same, none.len()), (report, 0));
+    }
 
     #[test]
     fn a_failed_golden_outranks_a_false_pass_in_the_exit_code() {

@@ -72,31 +72,42 @@ fn verdict_key(t: &TrialRecord) -> String {
         .map_or_else(|| "none".to_owned(), |v| v.as_str().to_owned())
 }
 
-/// Trials grouped by fixture as they come, one at a time (a run's trials are read back from its
-/// spool one by one): holds one summary per fixture, never the trials.
+/// Trials grouped by fixture as they come, one at a time, in fixture order (a run's trials are
+/// read back from its spool sorted by fixture, then trial): holds the fixture being read, never
+/// the trials, and the finished summaries only when asked to keep them (a run of one trial per
+/// fixture needs none, and would otherwise hold one per fixture).
 #[derive(Debug, Default)]
-pub struct PerFixture(BTreeMap<String, (FixtureTrials, Option<Kind>)>);
+pub struct PerFixture {
+    open: Option<(FixtureTrials, Option<Kind>)>,
+}
 
 impl PerFixture {
-    pub fn add(&mut self, t: &TrialRecord) {
-        let (f, _) = match self.0.get_mut(&t.fixture) {
-            Some(entry) => entry,
-            None => self.0.entry(t.fixture.clone()).or_insert_with(|| {
-                let f = FixtureTrials {
-                    fixture: t.fixture.clone(),
-                    category: t.category.clone(),
-                    golden: t.golden,
-                    trials: 0,
-                    good: 0,
-                    consistency: Consistency::None,
-                    verdicts: BTreeMap::new(),
-                    disagree: false,
-                    cost: CostTotal::default(),
-                    duration_ms: 0,
-                };
-                (f, t.kind)
-            }),
+    /// Adds a trial; returns the fixture it closes (with the kind planted in it) when it is the
+    /// first trial of the next fixture. Trials of one fixture must come together.
+    pub fn add(&mut self, t: &TrialRecord) -> Option<(FixtureTrials, Option<Kind>)> {
+        let closed = match &self.open {
+            Some((f, _)) if f.fixture == t.fixture => None,
+            Some((f, _)) => {
+                debug_assert!(f.fixture < t.fixture, "trials must come in fixture order");
+                self.open.take()
+            }
+            None => None,
         };
+        let (f, _) = self.open.get_or_insert_with(|| {
+            let f = FixtureTrials {
+                fixture: t.fixture.clone(),
+                category: t.category.clone(),
+                golden: t.golden,
+                trials: 0,
+                good: 0,
+                consistency: Consistency::None,
+                verdicts: BTreeMap::new(),
+                disagree: false,
+                cost: CostTotal::default(),
+                duration_ms: 0,
+            };
+            (f, t.kind)
+        });
         f.trials += 1;
         f.good += u64::from(t.outcome.is_good());
         f.consistency = match f.good {
@@ -108,27 +119,27 @@ impl PerFixture {
         f.disagree = f.verdicts.len() > 1;
         f.cost.merge(&t.cost);
         f.duration_ms += t.duration_ms;
+        closed
     }
 
-    /// Every fixture so far, sorted by id, with the kind planted in it.
-    pub fn iter(&self) -> impl Iterator<Item = (&FixtureTrials, Option<Kind>)> + Clone {
-        self.0.values().map(|(f, kind)| (f, *kind))
-    }
-
-    pub fn finish(self) -> Vec<FixtureTrials> {
-        self.0.into_values().map(|(f, _)| f).collect()
+    /// The last fixture, once every trial was added.
+    pub fn close(&mut self) -> Option<(FixtureTrials, Option<Kind>)> {
+        self.open.take()
     }
 }
 
-/// Groups trials by fixture (sorted by id).
+/// Groups trials by fixture (sorted by id); trials of one fixture must come together.
 pub fn per_fixture<T: Borrow<TrialRecord>>(
     trials: impl IntoIterator<Item = T>,
 ) -> Vec<FixtureTrials> {
     let mut fixtures = PerFixture::default();
-    for t in trials {
-        fixtures.add(t.borrow());
-    }
-    fixtures.finish()
+    let mut out: Vec<FixtureTrials> = trials
+        .into_iter()
+        .filter_map(|t| fixtures.add(t.borrow()))
+        .map(|(f, _)| f)
+        .collect();
+    out.extend(fixtures.close().map(|(f, _)| f));
+    out
 }
 
 /// pass^k, pass@1 and disagreement over a set of trials; `None` unless some fixture ran more than
@@ -136,40 +147,58 @@ pub fn per_fixture<T: Borrow<TrialRecord>>(
 pub fn repeat_metrics<T: Borrow<TrialRecord>>(
     trials: impl IntoIterator<Item = T>,
 ) -> Option<RepeatMetrics> {
-    repeat_of(per_fixture(trials).iter())
+    let mut sums = RepeatSums::default();
+    for f in per_fixture(trials) {
+        sums.add(&f);
+    }
+    sums.finish()
 }
 
-/// [`repeat_metrics`] from the fixtures' summaries.
-pub fn repeat_of<'a>(
-    fixtures: impl Iterator<Item = &'a FixtureTrials> + Clone,
-) -> Option<RepeatMetrics> {
-    let k = fixtures.clone().map(|f| f.trials).max()?;
-    if k < 2 {
-        return None;
+/// [`RepeatMetrics`] summed one fixture at a time (and the fixture count): what a set of
+/// fixtures' summaries give, without holding them. Only the flaky fixtures' ids are kept.
+#[derive(Debug, Default, Clone)]
+pub struct RepeatSums {
+    pub fixtures: u64,
+    k: u64,
+    all: u64,
+    good: u64,
+    trials: u64,
+    repeated: u64,
+    disagree: u64,
+    flaky: BTreeSet<String>,
+}
+
+impl RepeatSums {
+    pub fn add(&mut self, f: &FixtureTrials) {
+        self.fixtures += 1;
+        self.k = self.k.max(f.trials);
+        self.all += u64::from(f.consistency == Consistency::All);
+        self.good += f.good;
+        self.trials += f.trials;
+        if f.trials > 1 {
+            self.repeated += 1;
+            self.disagree += u64::from(f.disagree);
+        }
+        if f.consistency == Consistency::Flaky {
+            self.flaky.insert(f.fixture.clone());
+        }
     }
-    let count = fixtures.clone().count() as u64;
-    let all = fixtures
-        .clone()
-        .filter(|f| f.consistency == Consistency::All)
-        .count() as u64;
-    let good: u64 = fixtures.clone().map(|f| f.good).sum();
-    let trials: u64 = fixtures.clone().map(|f| f.trials).sum();
-    let repeated = fixtures.clone().filter(|f| f.trials > 1);
-    let disagree = repeated.clone().filter(|f| f.disagree).count() as u64;
-    let flaky_fixtures: Vec<String> = fixtures
-        .filter(|f| f.consistency == Consistency::Flaky)
-        .map(|f| f.fixture.clone())
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    Some(RepeatMetrics {
-        k,
-        pass_hat_k: Rate::new(all, count),
-        pass_at_1: Rate::new(good, trials),
-        disagreement: Rate::new(disagree, repeated.count() as u64),
-        flaky: flaky_fixtures.len() as u64,
-        flaky_fixtures,
-    })
+
+    /// `None` unless some fixture ran more than once.
+    pub fn finish(self) -> Option<RepeatMetrics> {
+        if self.k < 2 {
+            return None;
+        }
+        let flaky_fixtures: Vec<String> = self.flaky.into_iter().collect();
+        Some(RepeatMetrics {
+            k: self.k,
+            pass_hat_k: Rate::new(self.all, self.fixtures),
+            pass_at_1: Rate::new(self.good, self.trials),
+            disagreement: Rate::new(self.disagree, self.repeated),
+            flaky: flaky_fixtures.len() as u64,
+            flaky_fixtures,
+        })
+    }
 }
 
 #[cfg(test)]
