@@ -199,36 +199,43 @@ fn load_with(dir: &Path, eager: bool) -> Result<Corpus, Vec<Error>> {
         }
     }
 
-    let mut fixtures: BTreeMap<String, Fixture> = BTreeMap::new();
+    let mut goldens_built: BTreeMap<String, Fixture> = BTreeMap::new();
     // Goldens first: omission fixtures are built on top of them.
     for (file, p) in goldens {
         match build_golden(&file, &p) {
             Ok(f) => {
-                fixtures.insert(f.id.clone(), f);
+                goldens_built.insert(f.id.clone(), f);
             }
             Err(e) => errors.push(e),
         }
     }
     // Omission fixtures in parallel, each parsed again and dropped once built: each reads only
-    // the goldens built above.
-    let built: Vec<Result<Fixture, Error>> = plants
-        .into_par_iter()
-        .map(|file| {
-            let p = yaml::load::<FixtureFile>(&file)?;
-            build_omission(&file, &p, &fixtures, &seen, &omissions, eager)
-        })
-        .collect();
-    for f in built {
-        match f {
-            Ok(f) => {
-                fixtures.insert(f.id.clone(), f);
-            }
-            Err(e) => errors.push(e),
-        }
-    }
+    // the goldens built above. Collected straight into the corpus's list (with room for the
+    // goldens), never into a map or a list of results as well: at ten thousand fixtures those
+    // copies were the load's peak.
+    let failed = std::sync::Mutex::new(Vec::new());
+    let mut fixtures: Vec<Fixture> = Vec::with_capacity(plants.len() + goldens_built.len());
+    fixtures.par_extend(plants.into_par_iter().enumerate().filter_map(|(i, file)| {
+        let built = yaml::load::<FixtureFile>(&file)
+            .and_then(|p| build_omission(&file, &p, &goldens_built, &seen, &omissions, eager));
+        built
+            .map_err(|e| {
+                failed
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push((i, e))
+            })
+            .ok()
+    }));
+    let mut failed = failed.into_inner().unwrap_or_else(|p| p.into_inner());
+    // In folder order, as they were found.
+    failed.sort_by_key(|(i, _)| *i);
+    errors.extend(failed.into_iter().map(|(_, e)| e));
+    fixtures.extend(goldens_built.into_values());
+    fixtures.sort_unstable_by(|a, b| a.id.cmp(&b.id));
     if errors.is_empty() {
         Ok(Corpus {
-            fixtures: fixtures.into_values().collect(),
+            fixtures,
             unviable_mutants: Vec::new(),
         })
     } else {
