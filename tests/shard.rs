@@ -61,8 +61,8 @@ fn three_shards_merged_give_the_outcomes_of_the_unsharded_run() {
     assert_eq!(merged.exit_code, whole.exit_code);
     assert_eq!(merged.merged_from.len(), 3);
     assert!(merged.shard.is_none());
-    let ids: Vec<&str> = merged.fixtures.iter().map(|f| f.id.as_str()).collect();
-    let whole_ids: Vec<&str> = whole.fixtures.iter().map(|f| f.id.as_str()).collect();
+    let ids: Vec<String> = merged.fixtures.iter().map(|f| f.id.clone()).collect();
+    let whole_ids: Vec<String> = whole.fixtures.iter().map(|f| f.id.clone()).collect();
     assert_eq!(ids, whole_ids);
 }
 

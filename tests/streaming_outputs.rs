@@ -18,11 +18,8 @@ use quick_junit::{NonSuccessKind, Report, TestCaseStatus, TestSuite};
 /// The renderer `junit.xml` had before it was streamed: the whole `Report` built in memory, then
 /// serialized by quick-junit.
 fn junit_in_memory(results: &RunResults, linked: bool) -> String {
-    let fixtures: BTreeMap<&str, &FixtureInfo> = results
-        .fixtures
-        .iter()
-        .map(|f| (f.id.as_str(), f))
-        .collect();
+    let infos = results.fixtures.clone().into_vec().unwrap();
+    let fixtures: BTreeMap<&str, &FixtureInfo> = infos.iter().map(|f| (f.id.as_str(), f)).collect();
     let all = results.trials.clone().into_vec().unwrap();
     let mut by_category: BTreeMap<&str, Vec<&TrialRecord>> = BTreeMap::new();
     for t in &all {
@@ -245,9 +242,14 @@ fn check_spool_against_memory(scenario: &str, trials: u32) {
         !spooled.trials.in_memory(),
         "a run's trials are read back from its spool"
     );
+    assert!(
+        !spooled.fixtures.in_memory(),
+        "a run's fixtures are read back from their spool"
+    );
     let mut memory = spooled.clone();
     memory.trials = spooled.trials.clone().into_vec().unwrap().into();
-    assert!(memory.trials.in_memory());
+    memory.fixtures = spooled.fixtures.clone().into_vec().unwrap().into();
+    assert!(memory.trials.in_memory() && memory.fixtures.in_memory());
     assert!(
         memory.trials.len() > 100 * trials as usize,
         "the whole corpus"
@@ -276,6 +278,7 @@ fn check_spool_against_memory(scenario: &str, trials: u32) {
         "{scenario}: report.html"
     );
     spooled.trials.check().unwrap();
+    spooled.fixtures.check().unwrap();
 }
 
 #[test]
@@ -299,10 +302,10 @@ fn a_report_of_three_thousand_trials_shows_one_page_pages_to_the_last_and_finds_
     let mut results = gatebench::output::results::read(&finished.dir.join("results.json")).unwrap();
     let (trials, fixtures) = (
         results.trials.clone().into_vec().unwrap(),
-        results.fixtures.clone(),
+        results.fixtures.clone().into_vec().unwrap(),
     );
     let mut copies: Vec<TrialRecord> = Vec::new();
-    results.fixtures.clear();
+    let mut infos: Vec<FixtureInfo> = Vec::new();
     // Cases computed from the ids (`case_of`), as for a run without recorded cases.
     results.cases.clear();
     for copy in 0..30 {
@@ -314,9 +317,12 @@ fn a_report_of_three_thousand_trials_shows_one_page_pages_to_the_last_and_finds_
         for f in &fixtures {
             let mut f = f.clone();
             f.id = format!("{}-x{copy}", f.id);
-            results.fixtures.push(f);
+            infos.push(f);
         }
     }
+    results.fixtures = infos.into();
+    // A run's trials are in fixture order, then trial: the rows are too.
+    copies.sort_by(|a, b| (&a.fixture, a.trial).cmp(&(&b.fixture, b.trial)));
     results.trials = copies.clone().into();
     let n = copies.len();
     assert!(n >= 3000, "{n}");
@@ -353,8 +359,14 @@ fn a_report_of_three_thousand_trials_shows_one_page_pages_to_the_last_and_finds_
     assert_eq!(shown_fixtures(&dom), rest);
 
     // A search over all rows: a trial of the 25th copy, far past the first page.
-    let target = &copies[n - trials.len() * 5 + 1];
-    let index = copies.iter().position(|t| std::ptr::eq(t, target)).unwrap();
+    let target = &copies[copies.len() / 2..]
+        .iter()
+        .find(|t| t.fixture.ends_with("-x24"))
+        .unwrap();
+    let index = copies
+        .iter()
+        .position(|t| std::ptr::eq(t, *target))
+        .unwrap();
     assert!(index >= 100);
     let dom = dump_dom(
         &browser,

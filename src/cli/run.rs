@@ -118,6 +118,7 @@ fn cmd_run(args: RunArgs) -> CmdResult {
     // The summaries read the trials back from the run's spool: one that could not be read is
     // an error, not a shorter summary.
     finished.results.trials.check().map_err(|e| vec![e])?;
+    finished.results.fixtures.check().map_err(|e| vec![e])?;
     if options.keep {
         println!(
             "repositories kept under the work dir; each trial's path is in results.json (kept_at)"

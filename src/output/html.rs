@@ -333,11 +333,6 @@ pub fn write_to(
     linked: bool,
 ) -> std::io::Result<()> {
     use std::io::Write;
-    let fixtures: BTreeMap<&str, &FixtureInfo> = results
-        .fixtures
-        .iter()
-        .map(|f| (f.id.as_str(), f))
-        .collect();
     let m = &results.metrics.overall;
     let outcome_counts: Vec<OutcomeCount> = Outcome::ALL
         .iter()
@@ -412,7 +407,7 @@ pub fn write_to(
 
     out.write_all(before_failing.as_bytes())?;
     for t in results.trials.iter().filter(|t| !t.outcome.is_good()) {
-        let failing = failing(&t, fixtures.get(t.fixture.as_str()).copied(), results);
+        let failing = failing(&t, results.fixtures.find(&t.fixture).as_deref(), results);
         let html = captured
             .with_state_mut(|state| {
                 state.call_macro("failing_details", &[Value::from(Serde(&failing))])

@@ -153,11 +153,6 @@ impl Counts {
 /// over the trials' outcomes), then each case built, written and dropped in turn. The layout is
 /// quick-junit's (`Report::serialize`): four-space indents, `time` in seconds with 3 decimals.
 pub fn write_to(out: &mut dyn Write, results: &RunResults, linked: bool) -> io::Result<()> {
-    let fixtures: BTreeMap<&str, &FixtureInfo> = results
-        .fixtures
-        .iter()
-        .map(|f| (f.id.as_str(), f))
-        .collect();
     // Each category's trials by their place in the run: read again one at a time when written.
     let mut by_category: BTreeMap<String, (Counts, Vec<usize>)> = BTreeMap::new();
     let mut time: BTreeMap<String, u64> = BTreeMap::new();
@@ -211,7 +206,7 @@ pub fn write_to(out: &mut dyn Write, results: &RunResults, linked: bool) -> io::
             });
             let case = case(
                 &t,
-                fixtures.get(t.fixture.as_str()).copied(),
+                results.fixtures.find(&t.fixture).as_deref(),
                 log,
                 results.objects.as_ref(),
             );

@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::output::atomic;
 use crate::output::compare::{rates, show_rate};
 use crate::output::junit;
-use crate::output::results::{FixtureInfo, RunResults};
+use crate::output::results::RunResults;
 use crate::output::trial_logs;
 use crate::score::changes::{fixture_changes, FixtureChange};
 use crate::score::metrics::{Metrics, ThresholdResult};
@@ -593,11 +593,6 @@ pub fn junit(m: &MatrixResults, runs: &[(String, &RunResults)], linked: bool) ->
     let mut report = Report::new(format!("gatebench {}", m.scenario));
     report.set_time(Duration::from_millis(m.duration_ms));
     for (name, results) in runs {
-        let fixtures: BTreeMap<&str, &FixtureInfo> = results
-            .fixtures
-            .iter()
-            .map(|f| (f.id.as_str(), f))
-            .collect();
         let mut suite = TestSuite::new(name.clone());
         suite.set_time(Duration::from_millis(results.duration_ms));
         for t in &results.trials {
@@ -610,7 +605,7 @@ pub fn junit(m: &MatrixResults, runs: &[(String, &RunResults)], linked: bool) ->
             });
             let mut case = junit::case(
                 &t,
-                fixtures.get(t.fixture.as_str()).copied(),
+                results.fixtures.find(&t.fixture).as_deref(),
                 log,
                 results.objects.as_ref(),
             );

@@ -108,11 +108,6 @@ fn listed(results: &RunResults, ids: &[String], outcome: Outcome) -> Vec<Mutant>
             }
         }
     }
-    let descriptions: BTreeMap<&str, &str> = results
-        .fixtures
-        .iter()
-        .map(|f| (f.id.as_str(), f.description.as_str()))
-        .collect();
     ids.iter()
         .filter_map(|id| {
             let s = seen.get(id.as_str())?;
@@ -124,9 +119,10 @@ fn listed(results: &RunResults, ids: &[String], outcome: Outcome) -> Vec<Mutant>
                 golden: golden.to_owned(),
                 operator: operator.to_owned(),
                 kind,
-                description: descriptions
-                    .get(id.as_str())
-                    .map_or_else(String::new, |d| (*d).to_owned()),
+                description: results
+                    .fixtures
+                    .find(id)
+                    .map_or_else(String::new, |f| f.description.clone()),
                 reason,
                 trials: format!("{}/{}", s.hits, s.trials),
             })

@@ -69,6 +69,7 @@ pub fn write_all_with(dir: &Path, results: &mut RunResults, views: Option<&Views
     written?;
     // A trial that could not be read back from the run's spool would leave the file short.
     results.trials.check()?;
+    results.fixtures.check()?;
     // The trial logs and the HTML trial view show every round's report: each reads one trial's
     // back from the objects at a time (the record on disk keeps the references).
     if let Some(views) = views {
@@ -88,7 +89,8 @@ pub fn write_all_with(dir: &Path, results: &mut RunResults, views: Option<&Views
         linked,
     )?;
     // Likewise for the logs, the summary, junit.xml and report.html.
-    results.trials.check()
+    results.trials.check()?;
+    results.fixtures.check()
 }
 
 /// Appends the Markdown summary to the file GitHub Actions names in `$GITHUB_STEP_SUMMARY`, so a

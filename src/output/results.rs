@@ -10,7 +10,7 @@ use crate::corpus::fixture::{ExpectedRounds, FindingMatcher};
 use crate::corpus::Fixture;
 use crate::error::{Error, Result};
 use crate::output::objects::{self, Store};
-use crate::output::spool::Trials;
+use crate::output::spool::{Record, Records, Trials};
 use crate::score::metrics::{MetricsReport, ThresholdResult};
 use crate::score::record::TrialRecord;
 use crate::score::trials::FixtureTrials;
@@ -37,7 +37,9 @@ pub struct RunResults {
     pub jobs: usize,
     pub trial_count: u32,
     pub max_rounds: u32,
-    pub fixtures: Vec<FixtureInfo>,
+    /// Sorted by id.
+    #[schemars(with = "Vec<FixtureInfo>")]
+    pub fixtures: Records<FixtureInfo>,
     /// Sorted by fixture id, then trial.
     #[schemars(with = "Vec<TrialRecord>")]
     pub trials: Trials,
@@ -149,6 +151,13 @@ pub struct FixtureInfo {
     /// re-scores a recorded trial only when this is unchanged.
     #[serde(default)]
     pub repo_hash: String,
+}
+
+impl Record for FixtureInfo {
+    const NAME: &'static str = "fixture";
+    fn key(&self) -> (&str, u32) {
+        (&self.id, 0)
+    }
 }
 
 impl FixtureInfo {

@@ -1,41 +1,63 @@
 //! A run's trials as they finish, written to disk one JSON line each (an unnamed temporary file
 //! beside the run folders), and read back one at a time, in (fixture, trial) order, by everything
 //! rendered from the run. Memory holds an offset per trial, not the trials: a run's memory does
-//! not grow with its trials' records (`docs/PERFORMANCE.md`, "Scale").
+//! not grow with its trials' records (`docs/PERFORMANCE.md`, "Scale"). The run's fixtures
+//! (`FixtureInfo`) are spooled the same way.
 //!
-//! [`Trials`] is what a [`RunResults`](crate::output::results::RunResults) holds: such a spool,
-//! or the trials in memory (a run read back from `results.json`, a merge, a replay).
+//! [`Records`] is what a [`RunResults`](crate::output::results::RunResults) holds: such a spool,
+//! or the records in memory (a run read back from `results.json`, a merge, a replay).
 
 use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::marker::PhantomData;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::score::record::TrialRecord;
 
-/// Finished trials being written, from any worker thread.
-pub struct Spool {
+/// What a spool holds: records written as JSON lines, read back sorted by their key.
+pub trait Record: Serialize + DeserializeOwned + Clone {
+    /// What one is called in errors.
+    const NAME: &'static str;
+    /// The order they are read back in: an id, then a number (a fixture, then its trial).
+    fn key(&self) -> (&str, u32);
+}
+
+impl Record for TrialRecord {
+    const NAME: &'static str = "trial";
+    fn key(&self) -> (&str, u32) {
+        (&self.fixture, self.trial)
+    }
+}
+
+/// A run's trials: a spool, or a list in memory.
+pub type Trials = Records<TrialRecord>;
+
+/// Finished records being written, from any worker thread.
+pub struct Spool<T> {
     writer: Mutex<Writer>,
+    _records: PhantomData<fn(T)>,
 }
 
 struct Writer {
     out: BufWriter<File>,
     /// Bytes written so far: the next record's offset.
     at: u64,
-    /// (fixture, trial, offset, length) of every record written.
+    /// (key, offset, length) of every record written.
     index: Vec<(String, u32, u64, u32)>,
     /// The first write that failed: the spool is then incomplete, and `finish` says so.
     failed: Option<String>,
 }
 
-impl Spool {
+impl<T: Record> Spool<T> {
     /// A spool in an unnamed temporary file in `dir` (gone with the process, whatever ends it).
-    pub fn create(dir: &Path) -> Result<Spool> {
+    pub fn create(dir: &Path) -> Result<Spool<T>> {
         let file = tempfile::tempfile_in(dir)
             .map_err(|e| Error::io("create a temporary file in", dir, e))?;
         Ok(Spool {
@@ -45,18 +67,19 @@ impl Spool {
                 index: Vec::new(),
                 failed: None,
             }),
+            _records: PhantomData,
         })
     }
 
-    /// Appends a finished trial.
-    pub fn push(&self, record: &TrialRecord) {
+    /// Appends a record.
+    pub fn push(&self, record: &T) {
+        let (id, n) = record.key();
         let line = match serde_json::to_vec(record) {
             Ok(line) => line,
             Err(e) => {
                 let mut w = self.writer.lock().unwrap_or_else(|p| p.into_inner());
-                w.failed.get_or_insert_with(|| {
-                    format!("trial {} of {}: {e}", record.trial, record.fixture)
-                });
+                w.failed
+                    .get_or_insert_with(|| format!("{} {id} {n}: {e}", T::NAME));
                 return;
             }
         };
@@ -67,16 +90,15 @@ impl Spool {
         match w.out.write_all(&line).and_then(|()| w.out.write_all(b"\n")) {
             Ok(()) => {
                 let at = w.at;
-                w.index
-                    .push((record.fixture.clone(), record.trial, at, line.len() as u32));
+                w.index.push((id.to_owned(), n, at, line.len() as u32));
                 w.at += line.len() as u64 + 1;
             }
             Err(e) => w.failed = Some(e.to_string()),
         }
     }
 
-    /// The trials written, sorted by fixture id, then trial; an error if any could not be.
-    pub fn finish(self) -> Result<Trials> {
+    /// The records written, sorted by key; an error if any could not be.
+    pub fn finish(self) -> Result<Records<T>> {
         let w = self.writer.into_inner().unwrap_or_else(|p| p.into_inner());
         let Writer {
             out,
@@ -86,7 +108,8 @@ impl Spool {
         } = w;
         if let Some(e) = failed {
             return Err(Error::Internal(format!(
-                "a finished trial could not be written to the run's spool: {e}"
+                "a finished {} could not be written to the run's spool: {e}",
+                T::NAME
             )));
         }
         let file = out.into_inner().map_err(|e| {
@@ -96,7 +119,7 @@ impl Spool {
             ))
         })?;
         index.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
-        Ok(Trials(Repr::Spooled(Arc::new(Spooled {
+        Ok(Records(Repr::Spooled(Arc::new(Spooled {
             file,
             index: index.into_iter().map(|(_, _, at, len)| (at, len)).collect(),
             failed: Mutex::new(None),
@@ -104,20 +127,27 @@ impl Spool {
     }
 }
 
-/// A run's trials, sorted by fixture id, then trial: in memory, or in a spool on disk, read back
-/// one at a time. Serialized as the list of trials either way.
-#[derive(Clone, Default)]
-pub struct Trials(Repr);
+/// Records sorted by key (a run's trials by fixture id, then trial; its fixtures by id): in
+/// memory, or in a spool on disk, read back one at a time. Serialized as their list either way.
+pub struct Records<T>(Repr<T>);
 
-#[derive(Clone)]
-enum Repr {
-    Memory(Vec<TrialRecord>),
+enum Repr<T> {
+    Memory(Vec<T>),
     Spooled(Arc<Spooled>),
 }
 
-impl Default for Repr {
+impl<T: Clone> Clone for Records<T> {
+    fn clone(&self) -> Self {
+        Records(match &self.0 {
+            Repr::Memory(v) => Repr::Memory(v.clone()),
+            Repr::Spooled(s) => Repr::Spooled(s.clone()),
+        })
+    }
+}
+
+impl<T> Default for Records<T> {
     fn default() -> Self {
-        Repr::Memory(Vec::new())
+        Records(Repr::Memory(Vec::new()))
     }
 }
 
@@ -125,12 +155,12 @@ struct Spooled {
     file: File,
     /// (offset, length) of each record, in order.
     index: Vec<(u64, u32)>,
-    /// The first record that could not be read back (`Trials::check`).
+    /// The first record that could not be read back (`Records::check`).
     failed: Mutex<Option<String>>,
 }
 
 impl Spooled {
-    fn read(&self, i: usize, buf: &mut Vec<u8>) -> std::result::Result<TrialRecord, String> {
+    fn read<T: Record>(&self, i: usize, buf: &mut Vec<u8>) -> std::result::Result<T, String> {
         let (at, len) = self.index[i];
         buf.resize(len as usize, 0);
         self.file
@@ -138,17 +168,24 @@ impl Spooled {
             .map_err(|e| e.to_string())?;
         serde_json::from_slice(buf).map_err(|e| e.to_string())
     }
-}
 
-/// Sorted by fixture id, then trial (stable), as every reader expects them.
-impl From<Vec<TrialRecord>> for Trials {
-    fn from(mut trials: Vec<TrialRecord>) -> Self {
-        trials.sort_by(|a, b| (&a.fixture, a.trial).cmp(&(&b.fixture, b.trial)));
-        Trials(Repr::Memory(trials))
+    fn fail(&self, e: String) {
+        self.failed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_or_insert(e);
     }
 }
 
-impl Trials {
+/// Sorted by key (stable), as every reader expects them.
+impl<T: Record> From<Vec<T>> for Records<T> {
+    fn from(mut records: Vec<T>) -> Self {
+        records.sort_by(|a, b| a.key().cmp(&b.key()));
+        Records(Repr::Memory(records))
+    }
+}
+
+impl<T: Record> Records<T> {
     pub fn len(&self) -> usize {
         match &self.0 {
             Repr::Memory(v) => v.len(),
@@ -160,19 +197,46 @@ impl Trials {
         self.len() == 0
     }
 
-    /// Every trial in order: borrowed from memory, or read back from the spool (a record that
-    /// cannot be read ends the iteration, and [`Trials::check`] returns the error).
-    pub fn iter(&self) -> Iter<'_> {
+    /// Every record in order: borrowed from memory, or read back from the spool (a record that
+    /// cannot be read ends the iteration, and [`Records::check`] returns the error).
+    pub fn iter(&self) -> Iter<'_, T> {
         Iter {
-            trials: self,
+            records: self,
             next: 0,
             buf: Vec::new(),
         }
     }
 
-    /// The `i`-th trial.
-    pub fn get(&self, i: usize) -> Option<Cow<'_, TrialRecord>> {
+    /// The `i`-th record.
+    pub fn get(&self, i: usize) -> Option<Cow<'_, T>> {
         self.iter().nth(i)
+    }
+
+    /// The first record whose key's id is `id` (a binary search: a spool reads a few records
+    /// back to find it).
+    pub fn find(&self, id: &str) -> Option<Cow<'_, T>> {
+        match &self.0 {
+            Repr::Memory(v) => {
+                let i = v.partition_point(|r| r.key().0 < id);
+                v.get(i).filter(|r| r.key().0 == id).map(Cow::Borrowed)
+            }
+            Repr::Spooled(s) => {
+                let mut buf = Vec::new();
+                let (mut lo, mut hi) = (0, s.index.len());
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    match s.read::<T>(mid, &mut buf) {
+                        Ok(r) if r.key().0 < id => lo = mid + 1,
+                        Ok(_) => hi = mid,
+                        Err(e) => {
+                            s.fail(e);
+                            return None;
+                        }
+                    }
+                }
+                self.get(lo).filter(|r| r.key().0 == id)
+            }
+        }
     }
 
     /// Whether they are held in memory (`false`: read back from a spool on each use).
@@ -180,10 +244,10 @@ impl Trials {
         matches!(self.0, Repr::Memory(_))
     }
 
-    /// The trials as a list in memory, to change them: a spool is read back into memory first.
-    pub fn to_mut(&mut self) -> Result<&mut Vec<TrialRecord>> {
+    /// The records as a list in memory, to change them: a spool is read back into memory first.
+    pub fn to_mut(&mut self) -> Result<&mut Vec<T>> {
         if let Repr::Spooled(_) = &self.0 {
-            let all: Vec<TrialRecord> = self.iter().map(Cow::into_owned).collect();
+            let all: Vec<T> = self.iter().map(Cow::into_owned).collect();
             self.check()?;
             self.0 = Repr::Memory(all);
         }
@@ -193,39 +257,40 @@ impl Trials {
         }
     }
 
-    /// The trials as a list in memory.
-    pub fn into_vec(mut self) -> Result<Vec<TrialRecord>> {
+    /// The records as a list in memory.
+    pub fn into_vec(mut self) -> Result<Vec<T>> {
         Ok(std::mem::take(self.to_mut()?))
     }
 
-    /// An error when a trial of the spool could not be read back: whatever was rendered from
-    /// these trials is then incomplete.
+    /// An error when a record of the spool could not be read back: whatever was rendered from
+    /// these records is then incomplete.
     pub fn check(&self) -> Result<()> {
         match &self.0 {
             Repr::Memory(_) => Ok(()),
             Repr::Spooled(s) => match s.failed.lock().unwrap_or_else(|p| p.into_inner()).take() {
                 None => Ok(()),
                 Some(e) => Err(Error::Internal(format!(
-                    "a trial could not be read back from the run's spool: {e}"
+                    "a {} could not be read back from the run's spool: {e}",
+                    T::NAME
                 ))),
             },
         }
     }
 }
 
-/// The trials of a [`Trials`], in order.
-pub struct Iter<'a> {
-    trials: &'a Trials,
+/// The records of a [`Records`], in order.
+pub struct Iter<'a, T> {
+    records: &'a Records<T>,
     next: usize,
     buf: Vec<u8>,
 }
 
-impl<'a> Iterator for Iter<'a> {
-    type Item = Cow<'a, TrialRecord>;
+impl<'a, T: Record> Iterator for Iter<'a, T> {
+    type Item = Cow<'a, T>;
 
     fn next(&mut self) -> Option<Self::Item> {
         let i = self.next;
-        match &self.trials.0 {
+        match &self.records.0 {
             Repr::Memory(v) => {
                 let t = v.get(i)?;
                 self.next += 1;
@@ -242,10 +307,7 @@ impl<'a> Iterator for Iter<'a> {
                     }
                     Err(e) => {
                         self.next = s.index.len();
-                        s.failed
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .get_or_insert(e);
+                        s.fail(e);
                         None
                     }
                 }
@@ -259,30 +321,30 @@ impl<'a> Iterator for Iter<'a> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = self.trials.len().saturating_sub(self.next);
+        let left = self.records.len().saturating_sub(self.next);
         (0, Some(left))
     }
 }
 
-impl<'a> IntoIterator for &'a Trials {
-    type Item = Cow<'a, TrialRecord>;
-    type IntoIter = Iter<'a>;
+impl<'a, T: Record> IntoIterator for &'a Records<T> {
+    type Item = Cow<'a, T>;
+    type IntoIter = Iter<'a, T>;
 
-    fn into_iter(self) -> Iter<'a> {
+    fn into_iter(self) -> Iter<'a, T> {
         self.iter()
     }
 }
 
-impl std::fmt::Debug for Trials {
+impl<T: std::fmt::Debug> std::fmt::Debug for Records<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.0 {
             Repr::Memory(v) => v.fmt(f),
-            Repr::Spooled(s) => write!(f, "Trials(spooled, {})", s.index.len()),
+            Repr::Spooled(s) => write!(f, "Records(spooled, {})", s.index.len()),
         }
     }
 }
 
-impl Serialize for Trials {
+impl<T: Record> Serialize for Records<T> {
     fn serialize<S: serde::Serializer>(
         &self,
         serializer: S,
@@ -291,9 +353,9 @@ impl Serialize for Trials {
     }
 }
 
-impl<'de> Deserialize<'de> for Trials {
+impl<'de, T: Record> Deserialize<'de> for Records<T> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        Vec::<TrialRecord>::deserialize(d).map(Trials::from)
+        Vec::<T>::deserialize(d).map(Records::from)
     }
 }
 
@@ -365,7 +427,7 @@ mod tests {
             index: vec![(0, good.len() as u32), (good.len() as u64 + 1, 50)],
             failed: Mutex::new(None),
         };
-        let trials = Trials(Repr::Spooled(Arc::new(spooled)));
+        let trials: Trials = Records(Repr::Spooled(Arc::new(spooled)));
         assert_eq!(trials.len(), 2);
         assert_eq!(trials.iter().count(), 1);
         let err = trials.check().unwrap_err().to_string();
@@ -374,10 +436,38 @@ mod tests {
         assert!(copy.to_mut().is_err());
     }
 
+    /// `find` gives the first record of an id, from a spool as from memory, and nothing for an
+    /// id that is not there (before the first, between two, after the last).
+    #[test]
+    fn find_gives_the_first_record_of_an_id_or_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let spool = Spool::create(dir.path()).unwrap();
+        let mut all = Vec::new();
+        for fixture in ["b", "d", "f", "h", "j"] {
+            for trial in [1, 0] {
+                spool.push(&record(fixture, trial));
+                all.push(record(fixture, trial));
+            }
+        }
+        let spooled: Trials = spool.finish().unwrap();
+        let memory: Trials = all.into();
+        for trials in [&spooled, &memory] {
+            for id in ["b", "d", "f", "h", "j"] {
+                let found = trials.find(id).unwrap();
+                assert_eq!((found.fixture.as_str(), found.trial), (id, 0));
+            }
+            for absent in ["a", "c", "i", "k", ""] {
+                assert!(trials.find(absent).is_none(), "{absent}");
+            }
+            trials.check().unwrap();
+        }
+        assert!(Trials::default().find("a").is_none());
+    }
+
     #[test]
     fn an_empty_spool_is_no_trials() {
         let dir = tempfile::tempdir().unwrap();
-        let trials = Spool::create(dir.path()).unwrap().finish().unwrap();
+        let trials: Trials = Spool::create(dir.path()).unwrap().finish().unwrap();
         assert!(trials.is_empty());
         assert_eq!(serde_json::to_string(&trials).unwrap(), "[]");
     }

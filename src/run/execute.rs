@@ -1,6 +1,7 @@
 //! One run of a scenario, end to end: load and select fixtures, run every trial, compute metrics,
 //! judge thresholds, and write every output (`outputs.rs`) under `reports/<run-id>/`.
 
+use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Instant, SystemTime};
@@ -268,7 +269,7 @@ pub fn run_selected(
             jobs: options.jobs,
             trial_count: options.trials,
             max_rounds: options.max_rounds,
-            fixtures: selected.iter().map(|f| FixtureInfo::of(f)).collect(),
+            fixtures: Default::default(),
             trials,
             metrics,
             thresholds,
@@ -289,6 +290,13 @@ pub fn run_selected(
             sources: Vec::new(),
         };
         let dir = options.reports_dir.join(&run_id);
+        // What each fixture expects, spooled like the trials, from the corpus (the repository
+        // hashes memoized when the trials composed the fixtures).
+        let fixtures = Spool::create(&options.reports_dir)?;
+        selected
+            .par_iter()
+            .for_each(|f| fixtures.push(&FixtureInfo::of(f)));
+        results.fixtures = fixtures.finish()?;
         let views = crate::output::trial_logs::views(selected, corpus)?;
         outputs::write_all_with(staging.path(), &mut results, Some(&views))?;
         staging.publish(&dir)?;

@@ -165,10 +165,10 @@ pub fn check(shards: &[(PathBuf, RunResults)]) -> Result<(), Vec<Error>> {
         ));
     }
     if errors.is_empty() {
-        let mut owner: BTreeMap<&str, &Path> = BTreeMap::new();
+        let mut owner: BTreeMap<String, &Path> = BTreeMap::new();
         for (file, r, _) in &shards {
             for f in &r.fixtures {
-                if let Some(other) = owner.insert(&f.id, *file) {
+                if let Some(other) = owner.insert(f.id.clone(), *file) {
                     errors.push(Error::invalid(
                         file,
                         format!(
@@ -229,11 +229,11 @@ pub fn merge(
         .flat_map(|(_, r)| r.trials.iter().map(std::borrow::Cow::into_owned))
         .collect();
     merged.trials = trials.into();
-    merged.fixtures = shards
+    let fixtures: Vec<crate::output::results::FixtureInfo> = shards
         .iter()
-        .flat_map(|(_, r)| r.fixtures.iter().cloned())
+        .flat_map(|(_, r)| r.fixtures.iter().map(std::borrow::Cow::into_owned))
         .collect();
-    merged.fixtures.sort_by(|a, b| a.id.cmp(&b.id));
+    merged.fixtures = fixtures.into();
     merged.cases = shards.iter().flat_map(|(_, r)| r.cases.clone()).collect();
     let (metrics, fixture_trials) =
         MetricsReport::with_fixtures(&merged.trials, merged.trial_count > 1);

@@ -86,10 +86,10 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         Ok(scenario) => execute::with_mutants(&scenario, corpus).map_err(|e| vec![e])?,
         Err(_) => corpus,
     };
-    let recorded_hashes: BTreeMap<&str, &str> = recorded
+    let recorded_hashes: BTreeMap<String, String> = recorded
         .fixtures
         .iter()
-        .map(|f| (f.id.as_str(), f.repo_hash.as_str()))
+        .map(|f| (f.id.clone(), f.repo_hash.clone()))
         .collect();
     let scoring = scoring_of(&recorded);
     let mut trials = recorded.trials.clone().into_vec().map_err(|e| vec![e])?;
@@ -105,8 +105,7 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         };
         let recorded_hash = recorded_hashes
             .get(trial.fixture.as_str())
-            .copied()
-            .unwrap_or("");
+            .map_or("", String::as_str);
         if recorded_hash.is_empty() || repo_hash(fixture).ok().as_deref() != Some(recorded_hash) {
             trial.harness_error = Some(
                 "replay: the fixture now materializes a different repository than the recorded \
@@ -140,7 +139,7 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
             corpus
                 .get(&info.id)
                 .map(FixtureInfo::of)
-                .unwrap_or_else(|| info.clone())
+                .unwrap_or_else(|| info.into_owned())
         })
         .collect();
     let thresholds_spec = thresholds_of(&recorded);
@@ -169,7 +168,7 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         scenario,
         started_at: rfc3339,
         duration_ms: clock.elapsed().as_millis() as u64,
-        fixtures,
+        fixtures: fixtures.into(),
         fixture_trials,
         trials: trials.into(),
         metrics,
