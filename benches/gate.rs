@@ -76,6 +76,7 @@ fn rounds(c: &mut Criterion) {
         on_modified: Default::default(),
         retries: 0,
         objects: None,
+        on_fixture: None,
     };
     let check = run_trial(fixture, 0, gate.as_ref(), &cfg);
     assert_eq!(

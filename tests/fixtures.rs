@@ -57,6 +57,7 @@ fn check(fixture: &corpus::Fixture) -> Result<(), Failed> {
         on_modified: Default::default(),
         retries: 0,
         objects: None,
+        on_fixture: None,
     };
     let record = run_trial(fixture, 0, gate.as_ref(), &cfg);
     if !record.outcome.is_good() {

@@ -1,6 +1,6 @@
-//! Fixtures composed when their trial starts (issue 14): an omission fixture whose overlay file is
-//! deleted after the corpus was loaded ends its trial as an `error` naming the file, and the run
-//! goes on (the other fixtures are judged as usual).
+//! Fixtures loaded again when their trial starts (issue 14): an omission fixture whose overlay
+//! file is deleted after the corpus was loaded ends its trial as an `error` naming the fixture,
+//! and the run goes on (the other fixtures are judged as usual).
 
 mod common;
 use common::copy_dir;
@@ -24,7 +24,7 @@ fn files_under(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 }
 
 #[test]
-fn a_fixture_whose_overlay_file_is_deleted_after_loading_is_an_error_naming_it() {
+fn a_fixture_whose_overlay_file_is_deleted_after_loading_is_an_error_naming_its_fixture() {
     let bundled = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let dir = tempfile::tempdir().unwrap();
     let fixtures = dir.path().join("fixtures");
@@ -78,9 +78,12 @@ fn a_fixture_whose_overlay_file_is_deleted_after_loading_is_an_error_naming_it()
     let t = trial(broken);
     assert_eq!(t.outcome.as_str(), "error", "{t:?}");
     let why = t.harness_error.as_deref().unwrap_or_default();
+    // A run holds its omission fixtures slim and loads each again when its trial starts: the
+    // fixture it loads now is not the one it checked (its content hash differs).
+    let folder = fixtures.join(broken);
     assert!(
-        why.contains(&*removed.to_string_lossy()) && why.contains("removed"),
-        "the reason names the removed file: {why}"
+        why.contains(&*folder.to_string_lossy()) && why.contains("changed since"),
+        "the reason names the fixture whose files changed: {why}"
     );
     assert!(t.rounds.is_empty(), "nothing was verified: {:?}", t.rounds);
     // The run went on: the other fixtures were materialized and judged.

@@ -48,6 +48,7 @@ fn trial(id: &str) -> TrialRecord {
         on_modified: Default::default(),
         retries: 0,
         objects: None,
+        on_fixture: None,
     };
     run_trial(fixture, 0, gate.as_ref(), &cfg)
 }

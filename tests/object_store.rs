@@ -60,6 +60,7 @@ fn in_memory(corpus: &corpus::Corpus, store: Option<&Store>) -> Vec<TrialRecord>
         on_modified: Default::default(),
         objects: store,
         retries: 0,
+        on_fixture: None,
     };
     runner::run(&selected, gate.as_ref(), &cfg, &|_| {})
 }

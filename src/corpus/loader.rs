@@ -25,7 +25,7 @@ pub use crate::corpus::compose::{
     Composed, FixState, States, DISARM_SUFFIX, MAX_FILE_BYTES, MAX_TREE_BYTES, MAX_TREE_FILES,
 };
 pub use crate::corpus::files::{Blob, Files};
-pub use crate::corpus::recipe::Layers;
+pub use crate::corpus::recipe::{GoldenRef, Layers};
 
 /// A loaded, checked fixture, ready to materialize.
 #[derive(Debug, Clone)]
@@ -56,7 +56,10 @@ impl Fixture {
     /// now from its files. An error names the file that cannot be read or that changed since the
     /// corpus was loaded.
     pub fn compose(&self) -> Result<Arc<Composed>, Error> {
-        self.layers.compose(&self.file)
+        match &self.layers {
+            Layers::Reload(_) => self.full()?.compose(),
+            layers => layers.compose(&self.file),
+        }
     }
 
     /// Its trees when they are held in memory (goldens and mutants); `None` for a fixture composed
@@ -64,7 +67,48 @@ impl Fixture {
     pub fn in_memory(&self) -> Option<&Arc<Composed>> {
         match &self.layers {
             Layers::Composed(trees) => Some(trees),
-            Layers::OnDisk(_) => None,
+            Layers::OnDisk(_) | Layers::Reload(_) => None,
+        }
+    }
+
+    /// Whether it was loaded slim (`load_slim`): its description, locus and finding matchers are
+    /// not held; [`Fixture::full`] loads them.
+    pub fn is_slim(&self) -> bool {
+        matches!(self.layers, Layers::Reload(_))
+    }
+
+    /// The fixture in full: itself, or, loaded slim, loaded again from its file on its golden,
+    /// its trees composed and kept. An error names the file that cannot be read, or says the
+    /// fixture changed since the corpus was loaded (its content hash differs).
+    pub fn full(&self) -> Result<std::borrow::Cow<'_, Fixture>, Error> {
+        let Layers::Reload(golden) = &self.layers else {
+            return Ok(std::borrow::Cow::Borrowed(self));
+        };
+        let p = yaml::load::<FixtureFile>(&self.file)?;
+        let goldens = BTreeMap::from([(golden.id.clone(), golden.clone())]);
+        let (seen, omissions) = (BTreeMap::new(), Default::default());
+        let full = build_omission(&self.file, &p, &goldens, &seen, &omissions, true)?;
+        if full.id != self.id || full.content_hash != self.content_hash {
+            return Err(Error::invalid(
+                self.file.parent().unwrap_or(&self.file),
+                "the fixture changed since the corpus was loaded (a file of it added, removed \
+                 or edited, or its fixture.yaml); load it again",
+            ));
+        }
+        Ok(std::borrow::Cow::Owned(full))
+    }
+
+    /// Slim: without what [`Fixture::full`] loads again (see [`Layers::Reload`]).
+    fn slimmed(self, golden: &Arc<GoldenRef>) -> Fixture {
+        Fixture {
+            description: String::new(),
+            layers: Layers::Reload(golden.clone()),
+            expect: Expectation {
+                locus: Vec::new(),
+                findings: Vec::new(),
+                ..self.expect
+            },
+            ..self
         }
     }
 }
@@ -119,12 +163,19 @@ impl Corpus {
 /// Loads every fixture under `dir`. All problems found are returned, each naming its file.
 /// Omission fixtures keep a recipe, not trees: each is composed again when it is used.
 pub fn load(dir: &Path) -> Result<Corpus, Vec<Error>> {
-    load_with(dir, false)
+    load_with(dir, false, false)
+}
+
+/// [`load`], omission fixtures slim (`Layers::Reload`): checked in full, then held without
+/// their recipe, description, locus and finding matchers, which [`Fixture::full`] loads again
+/// when a trial needs them. A run's corpus: its memory does not grow with the fixtures.
+pub fn load_slim(dir: &Path) -> Result<Corpus, Vec<Error>> {
+    load_with(dir, false, true)
 }
 
 /// [`load`], keeping every omission fixture's validated trees in memory too when `eager` (to check
 /// that composing from a recipe gives the trees the loader validated).
-fn load_with(dir: &Path, eager: bool) -> Result<Corpus, Vec<Error>> {
+fn load_with(dir: &Path, eager: bool, slim: bool) -> Result<Corpus, Vec<Error>> {
     let mut errors = Vec::new();
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -213,11 +264,30 @@ fn load_with(dir: &Path, eager: bool) -> Result<Corpus, Vec<Error>> {
     // the goldens built above. Collected straight into the corpus's list (with room for the
     // goldens), never into a map or a list of results as well: at ten thousand fixtures those
     // copies were the load's peak.
+    let refs: BTreeMap<String, Arc<GoldenRef>> = goldens_built
+        .values()
+        .filter_map(|g| {
+            let trees = g.in_memory()?.clone();
+            let r = GoldenRef {
+                id: g.id.clone(),
+                trees,
+                content_hash: g.content_hash.clone(),
+                worktree: g.worktree,
+            };
+            Some((g.id.clone(), Arc::new(r)))
+        })
+        .collect();
     let failed = std::sync::Mutex::new(Vec::new());
     let mut fixtures: Vec<Fixture> = Vec::with_capacity(plants.len() + goldens_built.len());
     fixtures.par_extend(plants.into_par_iter().enumerate().filter_map(|(i, file)| {
         let built = yaml::load::<FixtureFile>(&file)
-            .and_then(|p| build_omission(&file, &p, &goldens_built, &seen, &omissions, eager));
+            .and_then(|p| build_omission(&file, &p, &refs, &seen, &omissions, eager))
+            .map(
+                |f| match (slim, f.golden.as_ref().and_then(|g| refs.get(g))) {
+                    (true, Some(golden)) => f.slimmed(golden),
+                    _ => f,
+                },
+            );
         built
             .map_err(|e| {
                 failed
@@ -424,7 +494,7 @@ fn build_golden(file: &Path, p: &yaml::Parsed<FixtureFile>) -> Result<Fixture, E
 fn build_omission(
     file: &Path,
     p: &yaml::Parsed<FixtureFile>,
-    built: &BTreeMap<String, Fixture>,
+    goldens: &BTreeMap<String, Arc<GoldenRef>>,
     seen: &BTreeMap<String, PathBuf>,
     omissions: &std::collections::BTreeSet<String>,
     eager: bool,
@@ -451,8 +521,8 @@ fn build_omission(
             format!("`extends: {extends}` names this fixture itself; it must name a golden"),
         ));
     }
-    let golden = match built.get(extends) {
-        Some(g) if g.is_golden() => g,
+    let golden = match goldens.get(extends) {
+        Some(g) => g,
         _ if omissions.contains(extends) => {
             return Err(ctx.err(
                 "extends",
@@ -496,12 +566,7 @@ fn build_omission(
     if expect.locus.is_empty() {
         return Err(ctx.err("expect", "expect", "an omission fixture must state the `locus` of what it plants (paths with optional lines, requirement, obligation or task ids)"));
     }
-    let Some(golden_trees) = golden.in_memory() else {
-        return Err(ctx.err_at(
-            None,
-            format!("the golden `{extends}` has no trees in memory to plant into"),
-        ));
-    };
+    let golden_trees = &golden.trees;
     let states = compose::plant(&ctx, &golden_trees.states, plant)?;
     check_locus_paths(&ctx, &expect.locus, &[&states, &golden_trees.states])?;
     ctx.hasher
@@ -789,7 +854,7 @@ mod tests {
     #[test]
     fn a_fixture_composed_from_its_recipe_has_the_trees_the_loader_validated() {
         let lazy = load(&bundled()).expect("the bundled corpus loads");
-        let eager = load_with(&bundled(), true).expect("the bundled corpus loads");
+        let eager = load_with(&bundled(), true, false).expect("the bundled corpus loads");
         assert_eq!(lazy.fixtures.len(), eager.fixtures.len());
         let mut fixes = 0;
         for (l, e) in lazy.fixtures.iter().zip(&eager.fixtures) {
@@ -809,6 +874,87 @@ mod tests {
             }
         }
         assert!(fixes > 10, "only {fixes} scripted fixes compared");
+    }
+
+    /// A corpus loaded slim holds no omission fixture's description, locus, finding matchers or
+    /// recipe; loaded again in full, each is the fixture a full load gives, trees included. An
+    /// edit after loading makes loading it again an error, never the fixture as it is now.
+    #[test]
+    fn a_slim_fixture_loaded_again_is_the_fixture_a_full_load_gives() {
+        let slim = load_slim(&bundled()).expect("the bundled corpus loads slim");
+        let eager = load_with(&bundled(), true, false).expect("the bundled corpus loads");
+        assert_eq!(slim.fixtures.len(), eager.fixtures.len());
+        let mut reloaded = 0;
+        for (s, e) in slim.fixtures.iter().zip(&eager.fixtures) {
+            assert_eq!((&s.id, &s.content_hash), (&e.id, &e.content_hash));
+            assert_eq!(
+                (&s.category, &s.tags, &s.golden),
+                (&e.category, &e.tags, &e.golden)
+            );
+            assert_eq!(
+                (s.expect.verdict, s.expect.kind),
+                (e.expect.verdict, e.expect.kind)
+            );
+            assert_eq!(s.expect.rounds, e.expect.rounds);
+            if e.is_golden() {
+                assert!(!s.is_slim(), "{}: a golden is held in full", s.id);
+                continue;
+            }
+            assert!(s.is_slim(), "{}", s.id);
+            assert!(
+                s.description.is_empty() && s.expect.locus.is_empty(),
+                "{}",
+                s.id
+            );
+            assert!(s.expect.findings.is_empty(), "{}", s.id);
+            let full = s.full().unwrap();
+            assert!(!full.is_slim());
+            assert_eq!(full.description, e.description, "{}", s.id);
+            assert_eq!(
+                format!("{:?}", full.expect),
+                format!("{:?}", e.expect),
+                "{}",
+                s.id
+            );
+            let (a, b) = (full.in_memory().unwrap(), e.in_memory().unwrap());
+            assert_eq!(a.states.final_files(), b.states.final_files(), "{}", s.id);
+            assert_eq!(a.states.base, b.states.base, "{}", s.id);
+            assert_eq!(a.fixes.len(), b.fixes.len(), "{}", s.id);
+            for (x, y) in a.fixes.iter().zip(&b.fixes) {
+                assert_eq!(x.files, y.files, "{}: fix after {}", s.id, x.after_round);
+            }
+            assert_eq!(s.compose().unwrap().states.head, b.states.head, "{}", s.id);
+            reloaded += 1;
+        }
+        assert!(reloaded > 50, "only {reloaded} slim fixtures loaded again");
+
+        // An edit after loading: loading it again names the fixture's folder and says so.
+        let dir = tempfile::tempdir().unwrap();
+        for id in [
+            "subscription-cancel",
+            "subscription-cancel-task-state-missing",
+        ] {
+            copy_dir(&bundled().join(id), &dir.path().join(id));
+        }
+        let corpus = load_slim(dir.path()).unwrap();
+        let planted = corpus
+            .get("subscription-cancel-task-state-missing")
+            .unwrap();
+        assert!(planted.full().is_ok());
+        let yaml = planted.file.clone();
+        let text = std::fs::read_to_string(&yaml).unwrap();
+        std::fs::write(
+            &yaml,
+            text.replacen("description:", "description: edited,", 1),
+        )
+        .unwrap();
+        let err = planted.full().unwrap_err().to_string();
+        let folder = yaml.parent().unwrap().display().to_string();
+        assert!(
+            err.contains(&folder) && err.contains("changed since"),
+            "{err}"
+        );
+        assert!(planted.compose().is_err());
     }
 
     /// A fixture's overlay file removed, changed or added after loading: composing it is an error

@@ -15,4 +15,4 @@ pub mod scenario;
 pub mod taxonomy;
 pub mod yaml;
 
-pub use loader::{load, Blob, Composed, Corpus, Files, Fixture};
+pub use loader::{load, load_slim, Blob, Composed, Corpus, Files, Fixture};

@@ -18,6 +18,21 @@ pub enum Layers {
     Composed(Arc<Composed>),
     /// An omission fixture loaded from disk: composed again from its files on each use.
     OnDisk(Box<Recipe>),
+    /// An omission fixture a run loaded slim: no recipe, no description, locus or finding
+    /// matchers, only what selects, orders and names it. Loaded again in full from its file, on
+    /// the golden it extends, when its trial starts (`Fixture::full`), so that a run's memory
+    /// does not grow with its corpus.
+    Reload(Arc<GoldenRef>),
+}
+
+/// What an omission fixture is built on: its golden's id, trees, content hash and worktree flag.
+/// One per golden, shared by every fixture planted in it.
+#[derive(Debug)]
+pub struct GoldenRef {
+    pub id: String,
+    pub trees: Arc<Composed>,
+    pub content_hash: String,
+    pub worktree: bool,
 }
 
 /// How to compose an omission fixture again: what the loader validated, without the trees.
@@ -41,6 +56,10 @@ impl Layers {
         match self {
             Layers::Composed(trees) => Ok(trees.clone()),
             Layers::OnDisk(recipe) => recipe.compose(file).map(Arc::new),
+            Layers::Reload(_) => Err(Error::Internal(format!(
+                "{} was loaded slim: compose it through `Fixture::compose`",
+                file.display()
+            ))),
         }
     }
 }

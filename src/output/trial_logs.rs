@@ -68,33 +68,75 @@ impl Views {
 /// longer be composed has no diffs (its trials are errors that say why).
 pub fn views(fixtures: &[&Fixture], corpus: &Corpus) -> Result<Views> {
     use rayon::prelude::*;
-    use std::io::Write;
-    let file = tempfile::tempfile()
-        .map_err(|e| Error::Internal(format!("a temporary file for the fixtures' views: {e}")))?;
-    let out = std::sync::Mutex::new((
-        std::io::BufWriter::with_capacity(1 << 16, file),
-        0u64,
-        BTreeMap::new(),
-    ));
-    fixtures.par_iter().try_for_each(|f| {
-        let line = serde_json::to_vec(&view_of(f, corpus))
-            .map_err(|e| Error::Internal(format!("the view of fixture {}: {e}", f.id)))?;
-        let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
-        let (w, at, index) = &mut *out;
-        w.write_all(&line)
-            .map_err(|e| Error::Internal(format!("writing the fixtures' views: {e}")))?;
-        index.insert(f.id.clone(), (*at, line.len() as u32));
-        *at += line.len() as u64;
-        Ok::<(), Error>(())
-    })?;
-    let (w, _, index) = out.into_inner().unwrap_or_else(|p| p.into_inner());
-    let file = w
-        .into_inner()
-        .map_err(|e| Error::Internal(format!("writing the fixtures' views: {}", e.error())))?;
-    Ok(Views {
-        file: Some(file),
-        index,
-    })
+    let out = ViewsWriter::create()?;
+    fixtures.par_iter().for_each(|f| out.push(f, corpus));
+    out.finish()
+}
+
+/// Fixture views being written to an unnamed temporary file, from any thread (a run writes each
+/// fixture's as it loads the fixture in full for its first trial).
+pub struct ViewsWriter {
+    out: std::sync::Mutex<ViewsOut>,
+}
+
+struct ViewsOut {
+    w: std::io::BufWriter<File>,
+    at: u64,
+    index: BTreeMap<String, (u64, u32)>,
+    /// The first view that could not be written: `finish` says so.
+    failed: Option<String>,
+}
+
+impl ViewsWriter {
+    pub fn create() -> Result<ViewsWriter> {
+        let file = tempfile::tempfile().map_err(|e| {
+            Error::Internal(format!("a temporary file for the fixtures' views: {e}"))
+        })?;
+        Ok(ViewsWriter {
+            out: std::sync::Mutex::new(ViewsOut {
+                w: std::io::BufWriter::with_capacity(1 << 16, file),
+                at: 0,
+                index: BTreeMap::new(),
+                failed: None,
+            }),
+        })
+    }
+
+    /// Writes the view of `f` (in full), its golden looked up in `corpus`.
+    pub fn push(&self, f: &Fixture, corpus: &Corpus) {
+        use std::io::Write;
+        let line = serde_json::to_vec(&view_of(f, corpus));
+        let mut out = self.out.lock().unwrap_or_else(|p| p.into_inner());
+        let out = &mut *out;
+        if out.failed.is_some() {
+            return;
+        }
+        match line.map_err(std::io::Error::other).and_then(|line| {
+            out.w.write_all(&line)?;
+            Ok(line.len())
+        }) {
+            Ok(len) => {
+                out.index.insert(f.id.clone(), (out.at, len as u32));
+                out.at += len as u64;
+            }
+            Err(e) => out.failed = Some(format!("the view of fixture {}: {e}", f.id)),
+        }
+    }
+
+    pub fn finish(self) -> Result<Views> {
+        let out = self.out.into_inner().unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = out.failed {
+            return Err(Error::Internal(format!("writing the fixtures' views: {e}")));
+        }
+        let file = out
+            .w
+            .into_inner()
+            .map_err(|e| Error::Internal(format!("writing the fixtures' views: {}", e.error())))?;
+        Ok(Views {
+            file: Some(file),
+            index: out.index,
+        })
+    }
 }
 
 /// What `f` planted over its golden, and each scripted fix's diff.

@@ -1,7 +1,6 @@
 //! One run of a scenario, end to end: load and select fixtures, run every trial, compute metrics,
 //! judge thresholds, and write every output (`outputs.rs`) under `reports/<run-id>/`.
 
-use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Instant, SystemTime};
@@ -69,7 +68,7 @@ pub fn load_corpus(options: &RunOptions) -> std::result::Result<corpus::Corpus, 
             ),
         )]);
     }
-    let corpus = corpus::load(&options.fixtures_dir)?;
+    let corpus = corpus::load_slim(&options.fixtures_dir)?;
     with_mutants(&options.scenario, corpus).map_err(|e| vec![e])
 }
 
@@ -166,6 +165,10 @@ pub fn run_selected(
         // Finished trials' reports and process records go to a hidden objects folder as each
         // trial ends (memory keeps references); it becomes the run folder's `objects/`.
         let objects_temp = ObjectsTemp::create(&options.reports_dir)?;
+        // What the run records of each fixture (what it expects, its planted and fix diffs),
+        // written as each is loaded in full for its first trial.
+        let fixtures = Spool::create(&options.reports_dir)?;
+        let views = crate::output::trial_logs::ViewsWriter::create()?;
         let store = crate::output::objects::Store::new(objects_temp.path());
         let total = selected.len() * options.trials as usize;
         let done = AtomicUsize::new(0);
@@ -181,6 +184,10 @@ pub fn run_selected(
             on_modified: options.scenario.spec.on_modified,
             retries: options.retries,
             objects: Some(&store),
+            on_fixture: Some(runner::OnFixture(&|f| {
+                fixtures.push(&FixtureInfo::of(f));
+                views.push(f, corpus);
+            })),
         };
         // Each trial written to the spool as it ends: memory holds an offset per trial, and
         // everything below reads them back one at a time.
@@ -290,14 +297,8 @@ pub fn run_selected(
             sources: Vec::new(),
         };
         let dir = options.reports_dir.join(&run_id);
-        // What each fixture expects, spooled like the trials, from the corpus (the repository
-        // hashes memoized when the trials composed the fixtures).
-        let fixtures = Spool::create(&options.reports_dir)?;
-        selected
-            .par_iter()
-            .for_each(|f| fixtures.push(&FixtureInfo::of(f)));
         results.fixtures = fixtures.finish()?;
-        let views = crate::output::trial_logs::views(selected, corpus)?;
+        let views = views.finish()?;
         outputs::write_all_with(staging.path(), &mut results, Some(&views))?;
         staging.publish(&dir)?;
         results.objects = Some(crate::output::objects::Store::new(

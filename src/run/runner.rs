@@ -24,6 +24,18 @@ use crate::score::record::{RoundRecord, TrialRecord};
 use crate::score::trial_score::{self, Scoring};
 use gatebench_report::Verdict;
 
+/// Called with each fixture in full, once, before its first trial (from worker threads): a run
+/// writes what it records of each fixture (`FixtureInfo`, the trial logs' views) from it, so that
+/// a corpus loaded slim is never loaded in full twice.
+#[derive(Clone, Copy)]
+pub struct OnFixture<'a>(pub &'a (dyn Fn(&Fixture) + Sync));
+
+impl std::fmt::Debug for OnFixture<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnFixture")
+    }
+}
+
 /// Everything a run needs besides the fixtures and the pipeline.
 #[derive(Debug)]
 pub struct RunConfig<'a> {
@@ -47,6 +59,8 @@ pub struct RunConfig<'a> {
     /// Where finished trials' reports, process and fixer records go as each trial ends (after it
     /// is scored and cached), so memory holds only references; `None` keeps them in the records.
     pub objects: Option<&'a Store>,
+    /// See [`OnFixture`]; `None` calls nothing.
+    pub on_fixture: Option<OnFixture<'a>>,
 }
 
 /// `on_modified: error` (the default): a trial whose pipeline changed the repository it verified
@@ -153,6 +167,22 @@ fn run_with_retries(
     pipeline: &dyn Pipeline,
     cfg: &RunConfig<'_>,
 ) -> TrialRecord {
+    // A fixture loaded slim is loaded in full now, for this trial only.
+    let full = fixture.full();
+    if let (0, Some(on_fixture)) = (trial, cfg.on_fixture) {
+        (on_fixture.0)(full.as_deref().unwrap_or(fixture));
+    }
+    let fixture = match full {
+        Ok(full) => full,
+        Err(e) => {
+            let mut record = TrialRecord::new(fixture, trial);
+            record.harness_error = Some(format!("the fixture could not be loaded again: {e}"));
+            trial_score::score(fixture, cfg.scoring, &mut record);
+            apply_on_modified(&mut record, cfg.on_modified);
+            return record;
+        }
+    };
+    let fixture = &*fixture;
     let mut record = run_or_reuse(fixture, trial, pipeline, cfg);
     if cfg.retries == 0 {
         return record;

@@ -48,6 +48,11 @@ pub fn score(fixture: &Fixture, scoring: &Scoring, record: &mut TrialRecord) {
         record.reason = reason.clone();
         return;
     }
+    debug_assert!(
+        !fixture.is_slim(),
+        "{} scored against a slim fixture (no locus, no matchers): load it in full",
+        fixture.id
+    );
     let Some(first) = record.rounds.first() else {
         record.outcome = Outcome::Error;
         record.reason = "the trial did not run".into();
