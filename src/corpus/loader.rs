@@ -87,8 +87,8 @@ impl Fixture {
         let p = yaml::load::<FixtureFile>(&self.file)?;
         let goldens = BTreeMap::from([(golden.id.clone(), golden.clone())]);
         let (seen, omissions) = (BTreeMap::new(), Default::default());
-        let validated = Some(self.content_hash.as_str());
-        let full = build_omission(&self.file, &p, &goldens, &seen, &omissions, true, validated)?;
+        let again = Build::Again(&self.content_hash);
+        let full = build_omission(&self.file, &p, &goldens, &seen, &omissions, again)?;
         Ok(std::borrow::Cow::Owned(full))
     }
 
@@ -275,7 +275,10 @@ fn load_with(dir: &Path, eager: bool, slim: bool) -> Result<Corpus, Vec<Error>> 
     let mut fixtures: Vec<Fixture> = Vec::with_capacity(plants.len() + goldens_built.len());
     fixtures.par_extend(plants.into_par_iter().enumerate().filter_map(|(i, file)| {
         let built = yaml::load::<FixtureFile>(&file)
-            .and_then(|p| build_omission(&file, &p, &refs, &seen, &omissions, eager, None))
+            .and_then(|p| {
+                let build = if eager { Build::Trees } else { Build::Recipe };
+                build_omission(&file, &p, &refs, &seen, &omissions, build)
+            })
             .map(
                 |f| match (slim, f.golden.as_ref().and_then(|g| refs.get(g))) {
                     (true, Some(golden)) => f.slimmed(golden),
@@ -482,7 +485,7 @@ fn build_golden(file: &Path, p: &yaml::Parsed<FixtureFile>) -> Result<Fixture, E
         let from = states.staged.clone().unwrap_or_else(|| states.head.clone());
         states.unstaged = Some(compose::apply_layer(&ctx, "unstaged", from, unstaged)?);
     }
-    finish(&ctx, f, None, states, expect, f.worktree, true, None)
+    finish(&ctx, f, None, states, expect, f.worktree, Build::Trees)
 }
 
 fn build_omission(
@@ -491,8 +494,7 @@ fn build_omission(
     goldens: &BTreeMap<String, Arc<GoldenRef>>,
     seen: &BTreeMap<String, PathBuf>,
     omissions: &std::collections::BTreeSet<String>,
-    eager: bool,
-    validated: Option<&str>,
+    build: Build,
 ) -> Result<Fixture, Error> {
     let f = &p.value;
     let ctx = Ctx::new(file, &p.text);
@@ -574,17 +576,25 @@ fn build_omission(
         states,
         expect,
         golden.worktree,
-        eager,
-        validated,
+        build,
     )
 }
 
+/// What an omission fixture keeps once built, and how it is checked.
+#[derive(Debug, Clone, Copy)]
+enum Build<'a> {
+    /// Checked in full; keeps the recipe to compose its trees again.
+    Recipe,
+    /// Checked in full; keeps its trees (to test composing from a recipe against them).
+    Trees,
+    /// Loaded again for a trial (`Fixture::full`): keeps its trees; refused unless its content
+    /// hash is this one, the one it was checked with, and then not checked again (the same
+    /// inputs compose the same trees).
+    Again(&'a str),
+}
+
 /// The fixes composed and every placeholder checked; then a golden keeps its trees and an
-/// omission fixture (`golden` given: its id and trees) keeps the recipe to compose them again
-/// (its trees too when `keep_trees`). A fixture loaded again (`validated`: the content hash it
-/// was checked with) is refused if its content hash differs, and not checked again if not: the
-/// same inputs compose the same trees.
-#[allow(clippy::too_many_arguments)]
+/// omission fixture (`golden` given: its id and trees) what `build` says.
 fn finish(
     ctx: &Ctx,
     f: &FixtureFile,
@@ -592,8 +602,7 @@ fn finish(
     states: States,
     expect: Expectation,
     worktree: bool,
-    keep_trees: bool,
-    validated: Option<&str>,
+    build: Build,
 ) -> Result<Fixture, Error> {
     let fixes = compose::fixes(ctx, &states, &f.fixes)?;
     let content_hash = {
@@ -602,10 +611,10 @@ fn finish(
         let digest = std::mem::take(&mut *hasher).finalize();
         gatebench_gittree::hex(&digest)
     };
-    match validated {
-        None => check_placeholders(ctx, &states, &fixes)?,
-        Some(hash) if hash == content_hash => {}
-        Some(_) => {
+    match build {
+        Build::Recipe | Build::Trees => check_placeholders(ctx, &states, &fixes)?,
+        Build::Again(hash) if hash == content_hash => {}
+        Build::Again(_) => {
             return Err(Error::invalid(
                 ctx.folder,
                 "the fixture changed since the corpus was loaded (a file of it added, removed \
@@ -615,7 +624,7 @@ fn finish(
     }
     let (golden, layers) = match golden {
         None => (None, Layers::Composed(Arc::new(Composed { states, fixes }))),
-        Some((id, _)) if keep_trees => (
+        Some((id, _)) if !matches!(build, Build::Recipe) => (
             Some(id),
             Layers::Composed(Arc::new(Composed { states, fixes })),
         ),
