@@ -80,6 +80,9 @@ fn check_run(scenario: &str) {
     assert!(results.trials.len() > 100, "the whole corpus");
     let trials = results.trials.clone().into_vec().unwrap();
     let failing: Vec<&TrialRecord> = trials.iter().filter(|t| !t.outcome.is_good()).collect();
+    let corpus = gatebench::corpus::load(&root().join("fixtures")).unwrap();
+    let all: Vec<&gatebench::corpus::Fixture> = corpus.fixtures.iter().collect();
+    let truth_views = trial_logs::views(&all, &corpus).unwrap();
 
     // junit.xml: the streamed file is the in-memory renderer's document, byte for byte.
     let junit = std::fs::read_to_string(finished.dir.join("junit.xml")).unwrap();
@@ -178,6 +181,25 @@ fn check_run(scenario: &str) {
         }
         let info = results.fixtures.iter().find(|f| f.id == t.fixture).unwrap();
         assert_eq!(fixture["description"], info.description.as_str());
+        // A run holds its fixtures slim: what it recorded of each (what it expects, its locus
+        // and planted diff) is what the fixture's files say, loaded in full on their own.
+        let truth = corpus.get(&t.fixture).expect("the fixture, loaded in full");
+        assert_eq!(
+            serde_json::to_value(&*info).unwrap(),
+            serde_json::to_value(FixtureInfo::of(truth)).unwrap(),
+            "{case}: the fixture as the run recorded it"
+        );
+        let view = truth_views.get(&t.fixture).unwrap().unwrap_or_default();
+        assert_eq!(
+            fixture["diff"],
+            serde_json::json!(view.planted_diff),
+            "{case}"
+        );
+        assert_eq!(fixture["locus"], serde_json::json!(view.locus), "{case}");
+        assert!(
+            truth.is_golden() || (!view.locus.is_empty() && view.planted_diff.is_some()),
+            "{case}: an omission fixture has a locus and a planted diff"
+        );
         // Its failing details, once, when it failed; none otherwise.
         let details = format!(r#"<details class="failing" id="{anchor}""#);
         assert_eq!(
