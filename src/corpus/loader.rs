@@ -93,10 +93,9 @@ impl Fixture {
     }
 
     /// Slim: without what [`Fixture::full`] loads again (see [`Layers::Reload`]).
-    fn slimmed(self, golden: &Arc<GoldenRef>) -> Fixture {
+    fn slimmed(self) -> Fixture {
         Fixture {
             description: String::new(),
-            layers: Layers::Reload(golden.clone()),
             expect: Expectation {
                 locus: Vec::new(),
                 findings: Vec::new(),
@@ -157,19 +156,19 @@ impl Corpus {
 /// Loads every fixture under `dir`. All problems found are returned, each naming its file.
 /// Omission fixtures keep a recipe, not trees: each is composed again when it is used.
 pub fn load(dir: &Path) -> Result<Corpus, Vec<Error>> {
-    load_with(dir, false, false)
+    load_with(dir, Build::Recipe)
 }
 
 /// [`load`], omission fixtures slim (`Layers::Reload`): checked in full, then held without
 /// their recipe, description, locus and finding matchers, which [`Fixture::full`] loads again
-/// when a trial needs them. A run's corpus: its memory does not grow with the fixtures.
+/// when a trial needs them. A run's corpus: it holds a few hundred bytes per omission fixture.
 pub fn load_slim(dir: &Path) -> Result<Corpus, Vec<Error>> {
-    load_with(dir, false, true)
+    load_with(dir, Build::Slim)
 }
 
-/// [`load`], keeping every omission fixture's validated trees in memory too when `eager` (to check
-/// that composing from a recipe gives the trees the loader validated).
-fn load_with(dir: &Path, eager: bool, slim: bool) -> Result<Corpus, Vec<Error>> {
+/// Loads the corpus, every omission fixture kept as `build` says (`Build::Trees` keeps its
+/// validated trees, to check that composing from a recipe gives the same).
+fn load_with(dir: &Path, build: Build<'static>) -> Result<Corpus, Vec<Error>> {
     let mut errors = Vec::new();
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -275,16 +274,7 @@ fn load_with(dir: &Path, eager: bool, slim: bool) -> Result<Corpus, Vec<Error>> 
     let mut fixtures: Vec<Fixture> = Vec::with_capacity(plants.len() + goldens_built.len());
     fixtures.par_extend(plants.into_par_iter().enumerate().filter_map(|(i, file)| {
         let built = yaml::load::<FixtureFile>(&file)
-            .and_then(|p| {
-                let build = if eager { Build::Trees } else { Build::Recipe };
-                build_omission(&file, &p, &refs, &seen, &omissions, build)
-            })
-            .map(
-                |f| match (slim, f.golden.as_ref().and_then(|g| refs.get(g))) {
-                    (true, Some(golden)) => f.slimmed(golden),
-                    _ => f,
-                },
-            );
+            .and_then(|p| build_omission(&file, &p, &refs, &seen, &omissions, build));
         built
             .map_err(|e| {
                 failed
@@ -572,7 +562,7 @@ fn build_omission(
     finish(
         &ctx,
         f,
-        Some((golden.id.clone(), golden_trees.clone())),
+        Some(golden),
         states,
         expect,
         golden.worktree,
@@ -587,6 +577,8 @@ enum Build<'a> {
     Recipe,
     /// Checked in full; keeps its trees (to test composing from a recipe against them).
     Trees,
+    /// Checked in full; kept slim (`Layers::Reload`): a run's corpus.
+    Slim,
     /// Loaded again for a trial (`Fixture::full`): keeps its trees; refused unless its content
     /// hash is this one, the one it was checked with, and then not checked again (the same
     /// inputs compose the same trees).
@@ -598,7 +590,7 @@ enum Build<'a> {
 fn finish(
     ctx: &Ctx,
     f: &FixtureFile,
-    golden: Option<(String, Arc<Composed>)>,
+    golden: Option<&Arc<GoldenRef>>,
     states: States,
     expect: Expectation,
     worktree: bool,
@@ -612,7 +604,7 @@ fn finish(
         gatebench_gittree::hex(&digest)
     };
     match build {
-        Build::Recipe | Build::Trees => check_placeholders(ctx, &states, &fixes)?,
+        Build::Recipe | Build::Trees | Build::Slim => check_placeholders(ctx, &states, &fixes)?,
         Build::Again(hash) if hash == content_hash => {}
         Build::Again(_) => {
             return Err(Error::invalid(
@@ -622,36 +614,36 @@ fn finish(
             ))
         }
     }
-    let (golden, layers) = match golden {
-        None => (None, Layers::Composed(Arc::new(Composed { states, fixes }))),
-        Some((id, _)) if !matches!(build, Build::Recipe) => (
-            Some(id),
-            Layers::Composed(Arc::new(Composed { states, fixes })),
-        ),
-        Some((id, trees)) => {
-            let recipe = Recipe {
-                golden: trees,
-                plant: f
-                    .plant
-                    .clone()
-                    .ok_or_else(|| ctx.err_at(None, "an omission fixture needs `plant`"))?,
-                fixes: f.fixes.clone(),
-                inputs: ctx.take_inputs(),
-            };
-            (Some(id), Layers::OnDisk(Box::new(recipe)))
+    let layers = match (golden, build) {
+        (None, _) | (Some(_), Build::Trees | Build::Again(_)) => {
+            Layers::Composed(Arc::new(Composed { states, fixes }))
         }
+        (Some(golden), Build::Recipe) => Layers::OnDisk(Box::new(Recipe {
+            golden: golden.trees.clone(),
+            plant: f
+                .plant
+                .clone()
+                .ok_or_else(|| ctx.err_at(None, "an omission fixture needs `plant`"))?,
+            fixes: f.fixes.clone(),
+            inputs: ctx.take_inputs(),
+        })),
+        (Some(golden), Build::Slim) => Layers::Reload(golden.clone()),
     };
-    Ok(Fixture {
+    let fixture = Fixture {
         id: f.id.clone(),
         description: f.description.clone(),
         category: f.category.clone(),
         tags: f.tags.clone(),
-        golden,
+        golden: golden.map(|g| g.id.clone()),
         file: ctx.file.to_path_buf(),
         worktree,
         layers,
         expect,
         content_hash,
+    };
+    Ok(match (golden, build) {
+        (Some(_), Build::Slim) => fixture.slimmed(),
+        _ => fixture,
     })
 }
 
@@ -873,7 +865,7 @@ mod tests {
     #[test]
     fn a_fixture_composed_from_its_recipe_has_the_trees_the_loader_validated() {
         let lazy = load(&bundled()).expect("the bundled corpus loads");
-        let eager = load_with(&bundled(), true, false).expect("the bundled corpus loads");
+        let eager = load_with(&bundled(), Build::Trees).expect("the bundled corpus loads");
         assert_eq!(lazy.fixtures.len(), eager.fixtures.len());
         let mut fixes = 0;
         for (l, e) in lazy.fixtures.iter().zip(&eager.fixtures) {
@@ -901,7 +893,7 @@ mod tests {
     #[test]
     fn a_slim_fixture_loaded_again_is_the_fixture_a_full_load_gives() {
         let slim = load_slim(&bundled()).expect("the bundled corpus loads slim");
-        let eager = load_with(&bundled(), true, false).expect("the bundled corpus loads");
+        let eager = load_with(&bundled(), Build::Trees).expect("the bundled corpus loads");
         assert_eq!(slim.fixtures.len(), eager.fixtures.len());
         let mut reloaded = 0;
         for (s, e) in slim.fixtures.iter().zip(&eager.fixtures) {
