@@ -207,6 +207,7 @@ pub fn run_selected(
             return Err(Error::Interrupted);
         }
         let mut trials = spool.finish()?;
+        let (fixtures, views) = (fixtures.finish()?, views.finish()?);
         // A trial whose reports could not be moved to the store (an unwritable folder) is taken
         // into memory, so that writing the outputs moves them again and fails there, clearly.
         if held_content.into_inner() {
@@ -276,7 +277,7 @@ pub fn run_selected(
             jobs: options.jobs,
             trial_count: options.trials,
             max_rounds: options.max_rounds,
-            fixtures: Default::default(),
+            fixtures,
             trials,
             metrics,
             thresholds,
@@ -297,8 +298,6 @@ pub fn run_selected(
             sources: Vec::new(),
         };
         let dir = options.reports_dir.join(&run_id);
-        results.fixtures = fixtures.finish()?;
-        let views = views.finish()?;
         outputs::write_all_with(staging.path(), &mut results, Some(&views))?;
         staging.publish(&dir)?;
         results.objects = Some(crate::output::objects::Store::new(
