@@ -524,7 +524,13 @@ fn a_rerun_with_nothing_changed_invokes_the_pipeline_zero_times_and_a_changed_fi
         .unwrap()
         .lines()
         .skip(before)
-        .map(|l| partly.cases[l.split(' ').next().unwrap()].fixture.clone())
+        .map(|l| {
+            partly
+                .cases
+                .get(l.split(" ").next().unwrap())
+                .unwrap()
+                .fixture
+        })
         .collect();
     assert!(!ran.is_empty());
     assert!(ran.iter().all(|f| f == OMISSION), "{ran:?}");

@@ -329,7 +329,7 @@ fn a_report_of_three_thousand_trials_shows_one_page_pages_to_the_last_and_finds_
     let mut copies: Vec<TrialRecord> = Vec::new();
     let mut infos: Vec<FixtureInfo> = Vec::new();
     // Cases computed from the ids (`case_of`), as for a run without recorded cases.
-    results.cases.clear();
+    results.cases = Default::default();
     for copy in 0..30 {
         for t in &trials {
             let mut t = t.clone();

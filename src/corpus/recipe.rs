@@ -33,6 +33,9 @@ pub struct GoldenRef {
     pub trees: Arc<Composed>,
     pub content_hash: String,
     pub worktree: bool,
+    /// The fixtures folder the golden is in: a slim fixture in `<dir>/<its id>/` holds no path
+    /// of its own (`Fixture::yaml_file`).
+    pub dir: std::path::PathBuf,
 }
 
 /// How to compose an omission fixture again: what the loader validated, without the trees.

@@ -1,6 +1,7 @@
 //! `results.json`: the record of a run, versioned and written atomically. It is the source of
 //! truth every other output (terminal, summary.md) is rendered from.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use schemars::JsonSchema;
@@ -74,8 +75,8 @@ pub struct RunResults {
     pub isolation: Option<crate::pipeline::round::IsolationInfo>,
     /// Each trial's opaque case id (what the pipeline saw in `GATEBENCH_CASE` and in folder
     /// names) and the fixture and trial it stands for.
-    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub cases: std::collections::BTreeMap<String, CaseRef>,
+    #[serde(default, skip_serializing_if = "Cases::is_empty")]
+    pub cases: Cases,
     /// Where the trials' references point while they are not restored (a run being written):
     /// renderers read round 1's report from here. Not part of the file.
     #[serde(skip)]
@@ -95,23 +96,125 @@ pub struct CaseRef {
     pub trial: u32,
 }
 
-/// The case id of every (fixture, trial) of a run.
-pub fn cases_of(
-    scenario: &str,
-    trials: &[(String, u32)],
-) -> std::collections::BTreeMap<String, CaseRef> {
-    trials
-        .iter()
-        .map(|(fixture, trial)| {
-            (
-                crate::repo::workdir::case_id(scenario, fixture, *trial),
-                CaseRef {
-                    fixture: fixture.clone(),
-                    trial: *trial,
-                },
-            )
+/// Each trial's case id and the fixture and trial it stands for: a map read from a results file
+/// (or merged), or, for a run being written, computed from its fixtures as it is serialized, in
+/// their order (a run of 10,000 fixtures held 10,000 of each id here).
+#[derive(Debug, Clone, Default)]
+pub struct Cases(CasesRepr);
+
+#[derive(Debug, Clone)]
+enum CasesRepr {
+    Map(BTreeMap<String, CaseRef>),
+    /// Every trial `0..trials` of every fixture, whose case ids the runner computed from the
+    /// scenario's name (`workdir::case_id`).
+    Computed {
+        scenario: String,
+        fixtures: Records<FixtureInfo>,
+        trials: u32,
+    },
+}
+
+impl Default for CasesRepr {
+    fn default() -> Self {
+        CasesRepr::Map(BTreeMap::new())
+    }
+}
+
+impl Cases {
+    /// The case ids of every trial `0..trials` of every fixture in `fixtures`, run in `scenario`.
+    pub fn computed(scenario: &str, fixtures: Records<FixtureInfo>, trials: u32) -> Cases {
+        Cases(CasesRepr::Computed {
+            scenario: scenario.to_owned(),
+            fixtures,
+            trials,
         })
-        .collect()
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            CasesRepr::Map(m) => m.len(),
+            CasesRepr::Computed {
+                fixtures, trials, ..
+            } => fixtures.len() * *trials as usize,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether every case id is the one the runner computes (`workdir::case_id`) from the
+    /// scenario's name, the fixture and the trial.
+    pub fn are_computed(&self) -> bool {
+        matches!(self.0, CasesRepr::Computed { .. })
+    }
+
+    /// Every case id with its fixture and trial (a computed map reads the fixtures back).
+    pub fn iter(&self) -> Box<dyn Iterator<Item = (String, CaseRef)> + '_> {
+        match &self.0 {
+            CasesRepr::Map(m) => Box::new(m.iter().map(|(k, v)| (k.clone(), v.clone()))),
+            CasesRepr::Computed {
+                scenario,
+                fixtures,
+                trials,
+            } => Box::new(fixtures.iter().flat_map(move |f| {
+                (0..*trials).map(move |trial| {
+                    let case = crate::repo::workdir::case_id(scenario, &f.id, trial);
+                    let fixture = f.id.clone();
+                    (case, CaseRef { fixture, trial })
+                })
+            })),
+        }
+    }
+
+    /// The fixture and trial of case id `case`.
+    pub fn get(&self, case: &str) -> Option<CaseRef> {
+        match &self.0 {
+            CasesRepr::Map(m) => m.get(case).cloned(),
+            CasesRepr::Computed { .. } => self.iter().find(|(c, _)| c == case).map(|(_, r)| r),
+        }
+    }
+}
+
+impl FromIterator<(String, CaseRef)> for Cases {
+    fn from_iter<I: IntoIterator<Item = (String, CaseRef)>>(iter: I) -> Self {
+        Cases(CasesRepr::Map(iter.into_iter().collect()))
+    }
+}
+
+impl Serialize for Cases {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match &self.0 {
+            CasesRepr::Map(m) => m.serialize(s),
+            CasesRepr::Computed { fixtures, .. } => {
+                let written = s.collect_map(self.iter());
+                // A fixture that could not be read back would leave the map short.
+                fixtures.check().map_err(serde::ser::Error::custom)?;
+                written
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Cases {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        BTreeMap::deserialize(d).map(|m| Cases(CasesRepr::Map(m)))
+    }
+}
+
+impl JsonSchema for Cases {
+    /// Written in place, as the map it is serialized as.
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        <BTreeMap<String, CaseRef>>::schema_name()
+    }
+
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <BTreeMap<String, CaseRef>>::json_schema(g)
+    }
 }
 
 /// Trials taken from the result cache and trials run.
@@ -162,6 +265,21 @@ impl Record for FixtureInfo {
 
 impl FixtureInfo {
     pub fn of(fixture: &Fixture) -> Self {
+        Self::with_repo_hash(
+            fixture,
+            crate::corpus::hash::repo_hash(fixture).unwrap_or_default(),
+        )
+    }
+
+    /// [`FixtureInfo::of`] `fixture` whose trees are `trees` (composed already; `None` when they
+    /// cannot be).
+    pub fn of_composed(fixture: &Fixture, trees: Option<&crate::corpus::Composed>) -> Self {
+        let repo_hash = trees.map(|t| crate::corpus::hash::repo_hash_of(fixture, t));
+        Self::with_repo_hash(fixture, repo_hash.unwrap_or_default())
+    }
+
+    /// Empty `repo_hash` when the fixture's files can no longer be composed (its trials say why).
+    fn with_repo_hash(fixture: &Fixture, repo_hash: String) -> Self {
         FixtureInfo {
             id: fixture.id.clone(),
             category: fixture.category.clone(),
@@ -176,8 +294,7 @@ impl FixtureInfo {
                 .collect(),
             expected_rounds: fixture.expect.rounds,
             content_hash: fixture.content_hash.clone(),
-            // Empty when the fixture's files can no longer be composed (its trials say why).
-            repo_hash: crate::corpus::hash::repo_hash(fixture).unwrap_or_default(),
+            repo_hash,
         }
     }
 }
@@ -249,4 +366,53 @@ pub fn parse(path: &Path, text: &str) -> Result<RunResults> {
         ));
     }
     Ok(results)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repo::workdir::case_id;
+
+    fn info(id: &str) -> FixtureInfo {
+        FixtureInfo {
+            id: id.into(),
+            category: "code".into(),
+            description: String::new(),
+            golden: Some("g".into()),
+            expected_verdict: Verdict::Fail,
+            expected_findings: Vec::new(),
+            expected_rounds: None,
+            content_hash: String::new(),
+            repo_hash: String::new(),
+        }
+    }
+
+    /// A run's case map, computed from its fixtures as it is written, is the map of every
+    /// (fixture, trial) by its case id, as the runner names the trial's folder; it reads back as
+    /// that map.
+    #[test]
+    fn computed_cases_are_every_trial_of_every_fixture_by_its_case_id() {
+        let fixtures: Records<FixtureInfo> = vec![info("b"), info("a")].into();
+        let cases = Cases::computed("scale", fixtures, 2);
+        let mut expected = BTreeMap::new();
+        for fixture in ["a", "b"] {
+            for trial in [0, 1] {
+                let case = case_id("scale", fixture, trial);
+                let fixture = fixture.to_owned();
+                expected.insert(case, CaseRef { fixture, trial });
+            }
+        }
+        assert_eq!(cases.len(), 4);
+        assert!(cases.are_computed());
+        let json = serde_json::to_value(&cases).unwrap();
+        assert_eq!(json, serde_json::to_value(&expected).unwrap());
+        let read: Cases = serde_json::from_value(json).unwrap();
+        assert!(!read.are_computed());
+        for (case, r) in &expected {
+            assert_eq!(cases.get(case).as_ref(), Some(r));
+            assert_eq!(read.get(case).as_ref(), Some(r));
+        }
+        assert_eq!(cases.get("000000000000"), None);
+        assert_eq!(read.iter().collect::<BTreeMap<_, _>>(), expected);
+    }
 }

@@ -1,8 +1,9 @@
 //! A run's trials as they finish, written to disk one JSON line each (an unnamed temporary file
 //! beside the run folders), and read back one at a time, in (fixture, trial) order, by everything
-//! rendered from the run. Memory holds an offset per trial, not the trials: a run's memory does
-//! not grow with its trials' records (`docs/PERFORMANCE.md`, "Scale"). The run's fixtures
-//! (`FixtureInfo`) are spooled the same way.
+//! rendered from the run. Memory holds an offset and an id hash per trial, not the trials nor
+//! their ids: a run's memory does not grow with its trials' records (`docs/PERFORMANCE.md`,
+//! "Scale"). The run's fixtures (`FixtureInfo`) and what each planted (the trial logs' views) are
+//! spooled the same way.
 //!
 //! [`Records`] is what a [`RunResults`](crate::output::results::RunResults) holds: such a spool,
 //! or the records in memory (a run read back from `results.json`, a merge, a replay).
@@ -49,10 +50,30 @@ struct Writer {
     out: BufWriter<File>,
     /// Bytes written so far: the next record's offset.
     at: u64,
-    /// (key, offset, length) of every record written.
-    index: Vec<(String, u32, u64, u32)>,
+    /// Where each record written is, and its order: no key is held (a run of 10,000 fixtures
+    /// held 10,000 ids per spool here).
+    index: Vec<Entry>,
     /// The first write that failed: the spool is then incomplete, and `finish` says so.
     failed: Option<String>,
+}
+
+/// One record written: its rank and number (its order), its id's hash (to find it), and where it
+/// is in the file.
+#[derive(Clone, Copy)]
+struct Entry {
+    rank: u32,
+    n: u32,
+    id: u64,
+    at: u64,
+    len: u32,
+}
+
+/// The hash `find` looks an id up by (in this process only: never written).
+fn id_hash(id: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
 }
 
 impl<T: Record> Spool<T> {
@@ -71,8 +92,11 @@ impl<T: Record> Spool<T> {
         })
     }
 
-    /// Appends a record.
-    pub fn push(&self, record: &T) {
+    /// Appends a record. `rank` is its id's place among the ids written to this spool, in the
+    /// order of the ids (a run passes each fixture's position in its list, which is sorted by
+    /// id): the records are read back by rank, then by the number of their key. A rank out of
+    /// the ids' order is found when they are read back, and is an error there (`check`).
+    pub fn push(&self, rank: u32, record: &T) {
         let (id, n) = record.key();
         let line = match serde_json::to_vec(record) {
             Ok(line) => line,
@@ -83,6 +107,7 @@ impl<T: Record> Spool<T> {
                 return;
             }
         };
+        let id = id_hash(id);
         let mut w = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         if w.failed.is_some() {
             return;
@@ -90,14 +115,21 @@ impl<T: Record> Spool<T> {
         match w.out.write_all(&line).and_then(|()| w.out.write_all(b"\n")) {
             Ok(()) => {
                 let at = w.at;
-                w.index.push((id.to_owned(), n, at, line.len() as u32));
+                let len = line.len() as u32;
+                w.index.push(Entry {
+                    rank,
+                    n,
+                    id,
+                    at,
+                    len,
+                });
                 w.at += line.len() as u64 + 1;
             }
             Err(e) => w.failed = Some(e.to_string()),
         }
     }
 
-    /// The records written, sorted by key; an error if any could not be.
+    /// The records written, sorted by rank and number; an error if any could not be written.
     pub fn finish(self) -> Result<Records<T>> {
         let w = self.writer.into_inner().unwrap_or_else(|p| p.into_inner());
         let Writer {
@@ -118,10 +150,17 @@ impl<T: Record> Spool<T> {
                 e.error()
             ))
         })?;
-        index.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        index.sort_by_key(|e| (e.rank, e.n));
+        let mut by_id: Vec<(u64, u32)> = index
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.id, i as u32))
+            .collect();
+        by_id.sort_unstable();
         Ok(Records(Repr::Spooled(Arc::new(Spooled {
             file,
-            index: index.into_iter().map(|(_, _, at, len)| (at, len)).collect(),
+            index: index.into_iter().map(|e| (e.at, e.len)).collect(),
+            by_id,
             failed: Mutex::new(None),
         }))))
     }
@@ -155,6 +194,9 @@ struct Spooled {
     file: File,
     /// (offset, length) of each record, in order.
     index: Vec<(u64, u32)>,
+    /// (id hash, position) of each record, sorted: `find` reads one record, not a binary search
+    /// of them.
+    by_id: Vec<(u64, u32)>,
     /// The first record that could not be read back (`Records::check`).
     failed: Mutex<Option<String>>,
 }
@@ -204,6 +246,7 @@ impl<T: Record> Records<T> {
             records: self,
             next: 0,
             buf: Vec::new(),
+            last: None,
         }
     }
 
@@ -221,20 +264,22 @@ impl<T: Record> Records<T> {
                 v.get(i).filter(|r| r.key().0 == id).map(Cow::Borrowed)
             }
             Repr::Spooled(s) => {
+                let h = id_hash(id);
                 let mut buf = Vec::new();
-                let (mut lo, mut hi) = (0, s.index.len());
-                while lo < hi {
-                    let mid = lo + (hi - lo) / 2;
-                    match s.read::<T>(mid, &mut buf) {
-                        Ok(r) if r.key().0 < id => lo = mid + 1,
-                        Ok(_) => hi = mid,
+                let first = s.by_id.partition_point(|&(x, _)| x < h);
+                // Positions of one hash are in order: the first of the id is its first record
+                // (another id of the same hash is read and passed over).
+                for &(_, i) in s.by_id[first..].iter().take_while(|&&(x, _)| x == h) {
+                    match s.read::<T>(i as usize, &mut buf) {
+                        Ok(r) if r.key().0 == id => return Some(Cow::Owned(r)),
+                        Ok(_) => {}
                         Err(e) => {
                             s.fail(e);
                             return None;
                         }
                     }
                 }
-                self.get(lo).filter(|r| r.key().0 == id)
+                None
             }
         }
     }
@@ -283,6 +328,9 @@ pub struct Iter<'a, T> {
     records: &'a Records<T>,
     next: usize,
     buf: Vec<u8>,
+    /// The key of the last record read back from a spool: one out of order is an error (its
+    /// rank was not its id's place, `Spool::push`).
+    last: Option<(String, u32)>,
 }
 
 impl<'a, T: Record> Iterator for Iter<'a, T> {
@@ -300,8 +348,20 @@ impl<'a, T: Record> Iterator for Iter<'a, T> {
                 if i >= s.index.len() {
                     return None;
                 }
-                match s.read(i, &mut self.buf) {
+                match s.read::<T>(i, &mut self.buf) {
                     Ok(t) => {
+                        let (id, n) = t.key();
+                        if let Some((last, m)) = &self.last {
+                            if (id, n) < (last.as_str(), *m) {
+                                self.next = s.index.len();
+                                s.fail(format!(
+                                    "{} {id} {n} was spooled after {last} {m}: out of order",
+                                    T::NAME
+                                ));
+                                return None;
+                            }
+                        }
+                        self.last = Some((id.to_owned(), n));
                         self.next += 1;
                         Some(Cow::Owned(t))
                     }
@@ -383,10 +443,12 @@ mod tests {
                 pushed.push(record(fixture, trial));
             }
         }
+        // The rank of each fixture: its place among the ids, in their order.
+        let rank = |t: &TrialRecord| (t.fixture.as_bytes()[0] - b'a') as u32;
         std::thread::scope(|s| {
             for chunk in pushed.chunks(2) {
                 let spool = &spool;
-                s.spawn(move || chunk.iter().for_each(|t| spool.push(t)));
+                s.spawn(move || chunk.iter().for_each(|t| spool.push(rank(t), t)));
             }
         });
         let trials = spool.finish().unwrap();
@@ -425,6 +487,7 @@ mod tests {
             file,
             // The second record lies past the end of the file.
             index: vec![(0, good.len() as u32), (good.len() as u64 + 1, 50)],
+            by_id: Vec::new(),
             failed: Mutex::new(None),
         };
         let trials: Trials = Records(Repr::Spooled(Arc::new(spooled)));
@@ -443,9 +506,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let spool = Spool::create(dir.path()).unwrap();
         let mut all = Vec::new();
-        for fixture in ["b", "d", "f", "h", "j"] {
+        for (rank, fixture) in ["b", "d", "f", "h", "j"].into_iter().enumerate().rev() {
             for trial in [1, 0] {
-                spool.push(&record(fixture, trial));
+                spool.push(rank as u32, &record(fixture, trial));
                 all.push(record(fixture, trial));
             }
         }
@@ -462,6 +525,21 @@ mod tests {
             trials.check().unwrap();
         }
         assert!(Trials::default().find("a").is_none());
+    }
+
+    /// Ranks that do not follow the ids' order are found when the records are read back: the
+    /// iteration ends there and `check` says which record came out of order.
+    #[test]
+    fn records_spooled_out_of_their_ids_order_are_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let spool = Spool::create(dir.path()).unwrap();
+        spool.push(0, &record("b", 0));
+        spool.push(1, &record("a", 0));
+        spool.push(2, &record("c", 0));
+        let trials: Trials = spool.finish().unwrap();
+        assert_eq!(trials.iter().count(), 1);
+        let err = trials.check().unwrap_err().to_string();
+        assert!(err.contains("trial a 0 was spooled after b 0"), "{err}");
     }
 
     #[test]

@@ -1,16 +1,14 @@
 //! Per-trial logs: `trials/<case>/` in a run's folder (each round's report, the pipeline's and the fixer's output, the planted and fix diffs, `trial.json`), and the trial views the HTML report embeds; built from the trial records and the loaded fixtures.
 
-use std::collections::BTreeMap;
-use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::fixture::LocusEntry;
-use crate::corpus::{Corpus, Fixture};
+use crate::corpus::{Composed, Corpus, Fixture};
 use crate::error::{Error, Result};
 use crate::output::results::RunResults;
+use crate::output::spool::{Record, Records, Spool};
 use crate::score::locus;
 use crate::score::record::{Attempt, TrialRecord};
 use gatebench_report::Finding;
@@ -31,14 +29,41 @@ pub struct FixtureView {
     pub locus: Vec<LocusEntry>,
 }
 
-/// Fixture views by fixture id, each written to an unnamed temporary file as it is computed and
-/// read back when a trial needs it: memory holds an offset per fixture, not its diffs.
-#[derive(Debug, Default)]
-pub struct Views {
-    file: Option<File>,
-    /// (offset, length) of each fixture's view in `file`.
-    index: BTreeMap<String, (u64, u32)>,
+/// A fixture's view, as spooled: keyed by the fixture's id.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ViewRecord {
+    pub fixture: String,
+    #[serde(flatten)]
+    pub view: FixtureView,
 }
+
+impl Record for ViewRecord {
+    const NAME: &'static str = "fixture view";
+    fn key(&self) -> (&str, u32) {
+        (&self.fixture, 0)
+    }
+}
+
+impl ViewRecord {
+    /// The view of `f` (in full), its golden looked up in `corpus`.
+    pub fn of(f: &Fixture, corpus: &Corpus) -> ViewRecord {
+        ViewRecord::of_composed(f, f.compose().ok().as_deref(), corpus)
+    }
+
+    /// [`ViewRecord::of`] `f` whose trees are `trees` (composed already; `None` when they
+    /// cannot be: the view then has no diffs).
+    pub fn of_composed(f: &Fixture, trees: Option<&Composed>, corpus: &Corpus) -> ViewRecord {
+        ViewRecord {
+            fixture: f.id.clone(),
+            view: view_of(f, trees, corpus),
+        }
+    }
+}
+
+/// Fixture views, spooled as each is computed (`Spool<ViewRecord>`) and read back when a trial
+/// needs one: memory holds an offset per fixture, not its diffs.
+#[derive(Debug, Default)]
+pub struct Views(Records<ViewRecord>);
 
 impl Views {
     /// No views: trial logs and the HTML show no planted or fix diffs.
@@ -46,20 +71,16 @@ impl Views {
         Views::default()
     }
 
+    /// The views written to `spool`.
+    pub fn finish(spool: Spool<ViewRecord>) -> Result<Views> {
+        spool.finish().map(Views)
+    }
+
     /// The view of fixture `id`, `None` for a fixture without one.
     pub fn get(&self, id: &str) -> Result<Option<FixtureView>> {
-        let (Some(file), Some(&(at, len))) = (&self.file, self.index.get(id)) else {
-            return Ok(None);
-        };
-        let mut buf = vec![0; len as usize];
-        file.read_exact_at(&mut buf, at)
-            .and_then(|()| serde_json::from_slice(&buf).map_err(std::io::Error::other))
-            .map(Some)
-            .map_err(|e| {
-                Error::Internal(format!(
-                    "the view of fixture {id} could not be read back: {e}"
-                ))
-            })
+        let found = self.0.find(id).map(|r| r.into_owned().view);
+        self.0.check()?;
+        Ok(found)
     }
 }
 
@@ -68,80 +89,19 @@ impl Views {
 /// longer be composed has no diffs (its trials are errors that say why).
 pub fn views(fixtures: &[&Fixture], corpus: &Corpus) -> Result<Views> {
     use rayon::prelude::*;
-    let out = ViewsWriter::create()?;
-    fixtures.par_iter().for_each(|f| out.push(f, corpus));
-    out.finish()
+    let mut sorted = fixtures.to_vec();
+    sorted.sort_by(|a, b| a.id.cmp(&b.id));
+    let out = Spool::create(&std::env::temp_dir())?;
+    sorted
+        .par_iter()
+        .enumerate()
+        .for_each(|(rank, f)| out.push(rank as u32, &ViewRecord::of(f, corpus)));
+    Views::finish(out)
 }
 
-/// Fixture views being written to an unnamed temporary file, from any thread (a run writes each
-/// fixture's as it loads the fixture in full for its first trial).
-pub struct ViewsWriter {
-    out: std::sync::Mutex<ViewsOut>,
-}
-
-struct ViewsOut {
-    w: std::io::BufWriter<File>,
-    at: u64,
-    index: BTreeMap<String, (u64, u32)>,
-    /// The first view that could not be written: `finish` says so.
-    failed: Option<String>,
-}
-
-impl ViewsWriter {
-    pub fn create() -> Result<ViewsWriter> {
-        let file = tempfile::tempfile().map_err(|e| {
-            Error::Internal(format!("a temporary file for the fixtures' views: {e}"))
-        })?;
-        Ok(ViewsWriter {
-            out: std::sync::Mutex::new(ViewsOut {
-                w: std::io::BufWriter::with_capacity(1 << 16, file),
-                at: 0,
-                index: BTreeMap::new(),
-                failed: None,
-            }),
-        })
-    }
-
-    /// Writes the view of `f` (in full), its golden looked up in `corpus`.
-    pub fn push(&self, f: &Fixture, corpus: &Corpus) {
-        use std::io::Write;
-        let line = serde_json::to_vec(&view_of(f, corpus));
-        let mut out = self.out.lock().unwrap_or_else(|p| p.into_inner());
-        let out = &mut *out;
-        if out.failed.is_some() {
-            return;
-        }
-        match line.map_err(std::io::Error::other).and_then(|line| {
-            out.w.write_all(&line)?;
-            Ok(line.len())
-        }) {
-            Ok(len) => {
-                out.index.insert(f.id.clone(), (out.at, len as u32));
-                out.at += len as u64;
-            }
-            Err(e) => out.failed = Some(format!("the view of fixture {}: {e}", f.id)),
-        }
-    }
-
-    pub fn finish(self) -> Result<Views> {
-        let out = self.out.into_inner().unwrap_or_else(|p| p.into_inner());
-        if let Some(e) = out.failed {
-            return Err(Error::Internal(format!("writing the fixtures' views: {e}")));
-        }
-        let file = out
-            .w
-            .into_inner()
-            .map_err(|e| Error::Internal(format!("writing the fixtures' views: {}", e.error())))?;
-        Ok(Views {
-            file: Some(file),
-            index: out.index,
-        })
-    }
-}
-
-/// What `f` planted over its golden, and each scripted fix's diff.
-fn view_of(f: &Fixture, corpus: &Corpus) -> FixtureView {
-    let Ok(trees) = f.compose() else {
+/// What `f`, whose trees are `trees`, planted over its golden, and each scripted fix's diff.
+fn view_of(f: &Fixture, trees: Option<&Composed>, corpus: &Corpus) -> FixtureView {
+    let Some(trees) = trees else {
         return FixtureView {
             locus: f.expect.locus.clone(),
             ..FixtureView::default()
@@ -172,14 +132,14 @@ pub fn case_of(results: &RunResults, trial: &TrialRecord) -> String {
         crate::repo::workdir::case_id(&results.scenario.name, &trial.fixture, trial.trial);
     let is_it =
         |c: &crate::output::results::CaseRef| c.fixture == trial.fixture && c.trial == trial.trial;
-    if results.cases.is_empty() || results.cases.get(&computed).is_some_and(is_it) {
+    let cases = &results.cases;
+    if cases.is_empty() || cases.are_computed() || cases.get(&computed).is_some_and(|c| is_it(&c)) {
         return computed;
     }
-    results
-        .cases
+    cases
         .iter()
         .find(|(_, c)| is_it(c))
-        .map_or(computed, |(case, _)| case.clone())
+        .map_or(computed, |(case, _)| case)
 }
 
 /// A locus entry in one line: `path:START-END`, `requirement REQ-001`, ...
@@ -293,7 +253,7 @@ struct TrialFacts<'a> {
     attempts: &'a [Attempt],
     materialize_ms: u64,
     duration_ms: u64,
-    commits: &'a BTreeMap<String, String>,
+    commits: &'a std::collections::BTreeMap<String, String>,
     modified_paths: &'a [String],
     harness_error: Option<&'a str>,
     locus: Vec<String>,

@@ -9,8 +9,11 @@ use crate::corpus;
 use crate::corpus::scenario::{self, Thresholds};
 use crate::error::{Error, Result};
 use crate::output::outputs;
-use crate::output::results::{self, CacheStats, FixtureInfo, RunResults, ScenarioInfo};
-use crate::output::spool::Spool;
+use crate::output::results::{
+    self, CacheStats, CaseRef, Cases, FixtureInfo, RunResults, ScenarioInfo,
+};
+use crate::output::spool::{Records, Spool, Trials};
+use crate::output::trial_logs::{ViewRecord, Views};
 use crate::pipeline::cache::Cache;
 use crate::pipeline::select;
 use crate::repo::workdir::WorkRoot;
@@ -143,7 +146,9 @@ pub fn run_selected(
             .map_err(|reason| Error::invalid(&options.scenario.file, reason))?;
         let pipeline = select::from_spec(&options.scenario.spec.pipeline, &options.scenario.dir());
         let scoring = select::scoring(pipeline.as_ref());
-        let (sharded, shard) = shard::split(selected, options.shard);
+        let (mut sharded, shard) = shard::split(selected, options.shard);
+        // Sorted by id (a selection is already): a fixture's rank below is its place here.
+        sharded.sort_by(|a, b| a.id.cmp(&b.id));
         let selected: &[&corpus::Fixture] = &sharded;
         let thresholds_spec = &options.scenario.spec.thresholds;
         let baseline = baseline::load(&options.scenario.file, thresholds_spec)?;
@@ -168,7 +173,13 @@ pub fn run_selected(
         // What the run records of each fixture (what it expects, its planted and fix diffs),
         // written as each is loaded in full for its first trial.
         let fixtures = Spool::create(&options.reports_dir)?;
-        let views = crate::output::trial_logs::ViewsWriter::create()?;
+        let views = Spool::create(&options.reports_dir)?;
+        // Each fixture's place in the selection (sorted by id): the order the spools read back.
+        let rank = |id: &str| {
+            selected
+                .binary_search_by(|f| f.id.as_str().cmp(id))
+                .map_or(u32::MAX, |i| i as u32)
+        };
         let store = crate::output::objects::Store::new(objects_temp.path());
         let total = selected.len() * options.trials as usize;
         let done = AtomicUsize::new(0);
@@ -185,8 +196,11 @@ pub fn run_selected(
             retries: options.retries,
             objects: Some(&store),
             on_fixture: Some(runner::OnFixture(&|f| {
-                fixtures.push(&FixtureInfo::of(f));
-                views.push(f, corpus);
+                // Composed once for both (the trial composes its own).
+                let trees = f.compose().ok();
+                let trees = trees.as_deref();
+                fixtures.push(rank(&f.id), &FixtureInfo::of_composed(f, trees));
+                views.push(rank(&f.id), &ViewRecord::of_composed(f, trees, corpus));
             })),
         };
         // Each trial written to the spool as it ends: memory holds an offset per trial, and
@@ -199,7 +213,7 @@ pub fn run_selected(
             if crate::output::objects::holds_content(&record) {
                 held_content.store(true, Ordering::Relaxed);
             }
-            spool.push(&record);
+            spool.push(rank(&record.fixture), &record);
         });
         // Trials cut short by Ctrl-C are not results: write nothing (the interrupt handler removes
         // the repositories and exits; finished trials are already in the cache for a resume).
@@ -207,23 +221,19 @@ pub fn run_selected(
             return Err(Error::Interrupted);
         }
         let mut trials = spool.finish()?;
-        let (fixtures, views) = (fixtures.finish()?, views.finish()?);
+        let (fixtures, views) = (fixtures.finish()?, Views::finish(views)?);
         // A trial whose reports could not be moved to the store (an unwritable folder) is taken
         // into memory, so that writing the outputs moves them again and fails there, clearly.
         if held_content.into_inner() {
             trials.to_mut()?;
         }
-        // One pass over the trials: the metrics and the per-fixture summaries, the case ids, what
-        // the cache gave.
-        let mut trials_index: Vec<(String, u32)> = Vec::with_capacity(trials.len());
+        // One pass over the trials: the metrics and the per-fixture summaries, what the cache
+        // gave.
         let mut hits = 0;
         // One trial per fixture: `fixture_trials` would restate the trials, and is not written
         // (`results::read` computes it again); not held through the outputs either.
         let (mut metrics, fixture_trials) = MetricsReport::with_fixtures(
-            trials.iter().inspect(|t| {
-                hits += u64::from(t.cached);
-                trials_index.push((t.fixture.clone(), t.trial));
-            }),
+            trials.iter().inspect(|t| hits += u64::from(t.cached)),
             options.trials > 1,
         );
         trials.check()?;
@@ -261,6 +271,12 @@ pub fn run_selected(
             misses: trials.len() as u64 - hits,
             disabled: !c.reads(),
         });
+        let cases = cases_of(
+            &options.scenario.spec.name,
+            &fixtures,
+            &trials,
+            options.trials,
+        );
         let mut results = RunResults {
             schema_version: results::SCHEMA_VERSION,
             gatebench_version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -293,7 +309,7 @@ pub fn run_selected(
             cache: cache_stats,
             replay_of: None,
             isolation: pipeline.isolation(),
-            cases: results::cases_of(&options.scenario.spec.name, &trials_index),
+            cases,
             objects: None,
             sources: Vec::new(),
         };
@@ -306,6 +322,29 @@ pub fn run_selected(
         drop(outputs_lock);
         Ok(Finished { results, dir })
     }
+}
+
+/// The case id of every trial of a run: computed from its fixtures as `results.json` is written
+/// when every fixture ran every trial (always, unless the run is cut short), else from its
+/// trials, one by one.
+fn cases_of(scenario: &str, fixtures: &Records<FixtureInfo>, trials: &Trials, count: u32) -> Cases {
+    if trials.len() == fixtures.len() * count as usize {
+        return Cases::computed(scenario, fixtures.clone(), count);
+    }
+    trials
+        .iter()
+        .map(|t| {
+            let case = crate::repo::workdir::case_id(scenario, &t.fixture, t.trial);
+            let fixture = t.fixture.clone();
+            (
+                case,
+                CaseRef {
+                    fixture,
+                    trial: t.trial,
+                },
+            )
+        })
+        .collect()
 }
 
 /// Every bar of the scenario judged against a run: the overall thresholds, the per-category

@@ -234,7 +234,7 @@ pub fn merge(
         .flat_map(|(_, r)| r.fixtures.iter().map(std::borrow::Cow::into_owned))
         .collect();
     merged.fixtures = fixtures.into();
-    merged.cases = shards.iter().flat_map(|(_, r)| r.cases.clone()).collect();
+    merged.cases = shards.iter().flat_map(|(_, r)| r.cases.iter()).collect();
     let (metrics, fixture_trials) =
         MetricsReport::with_fixtures(&merged.trials, merged.trial_count > 1);
     merged.metrics = metrics;
