@@ -99,7 +99,7 @@ impl Fixture {
     pub fn yaml_file(&self) -> std::borrow::Cow<'_, Path> {
         match &self.layers {
             Layers::Reload(g) if self.file.as_os_str().is_empty() => {
-                std::borrow::Cow::Owned(g.dir.join(&self.id).join("fixture.yaml"))
+                std::borrow::Cow::Owned(g.fixture_file(&self.id))
             }
             _ => std::borrow::Cow::Borrowed(&self.file),
         }
@@ -109,9 +109,7 @@ impl Fixture {
     /// when [`Fixture::yaml_file`] finds it from its id (a run of 10,000 held 0.9 MB of paths).
     fn slimmed(self) -> Fixture {
         let file = match &self.layers {
-            Layers::Reload(g) if self.file == g.dir.join(&self.id).join("fixture.yaml") => {
-                PathBuf::new()
-            }
+            Layers::Reload(g) if self.file == g.fixture_file(&self.id) => PathBuf::new(),
             _ => self.file,
         };
         Fixture {

@@ -38,6 +38,13 @@ pub struct GoldenRef {
     pub dir: std::path::PathBuf,
 }
 
+impl GoldenRef {
+    /// The `fixture.yaml` of fixture `id` when its folder is named by its id.
+    pub fn fixture_file(&self, id: &str) -> std::path::PathBuf {
+        self.dir.join(id).join("fixture.yaml")
+    }
+}
+
 /// How to compose an omission fixture again: what the loader validated, without the trees.
 #[derive(Debug, Clone)]
 pub struct Recipe {

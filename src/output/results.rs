@@ -265,21 +265,6 @@ impl Record for FixtureInfo {
 
 impl FixtureInfo {
     pub fn of(fixture: &Fixture) -> Self {
-        Self::with_repo_hash(
-            fixture,
-            crate::corpus::hash::repo_hash(fixture).unwrap_or_default(),
-        )
-    }
-
-    /// [`FixtureInfo::of`] `fixture` whose trees are `trees` (composed already; `None` when they
-    /// cannot be).
-    pub fn of_composed(fixture: &Fixture, trees: Option<&crate::corpus::Composed>) -> Self {
-        let repo_hash = trees.map(|t| crate::corpus::hash::repo_hash_of(fixture, t));
-        Self::with_repo_hash(fixture, repo_hash.unwrap_or_default())
-    }
-
-    /// Empty `repo_hash` when the fixture's files can no longer be composed (its trials say why).
-    fn with_repo_hash(fixture: &Fixture, repo_hash: String) -> Self {
         FixtureInfo {
             id: fixture.id.clone(),
             category: fixture.category.clone(),
@@ -294,7 +279,8 @@ impl FixtureInfo {
                 .collect(),
             expected_rounds: fixture.expect.rounds,
             content_hash: fixture.content_hash.clone(),
-            repo_hash,
+            // Empty when the fixture's files can no longer be composed (its trials say why).
+            repo_hash: crate::corpus::hash::repo_hash(fixture).unwrap_or_default(),
         }
     }
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::fixture::LocusEntry;
-use crate::corpus::{Composed, Corpus, Fixture};
+use crate::corpus::{Corpus, Fixture};
 use crate::error::{Error, Result};
 use crate::output::results::RunResults;
 use crate::output::spool::{Record, Records, Spool};
@@ -47,15 +47,9 @@ impl Record for ViewRecord {
 impl ViewRecord {
     /// The view of `f` (in full), its golden looked up in `corpus`.
     pub fn of(f: &Fixture, corpus: &Corpus) -> ViewRecord {
-        ViewRecord::of_composed(f, f.compose().ok().as_deref(), corpus)
-    }
-
-    /// [`ViewRecord::of`] `f` whose trees are `trees` (composed already; `None` when they
-    /// cannot be: the view then has no diffs).
-    pub fn of_composed(f: &Fixture, trees: Option<&Composed>, corpus: &Corpus) -> ViewRecord {
         ViewRecord {
             fixture: f.id.clone(),
-            view: view_of(f, trees, corpus),
+            view: view_of(f, corpus),
         }
     }
 }
@@ -99,9 +93,9 @@ pub fn views(fixtures: &[&Fixture], corpus: &Corpus) -> Result<Views> {
     Views::finish(out)
 }
 
-/// What `f`, whose trees are `trees`, planted over its golden, and each scripted fix's diff.
-fn view_of(f: &Fixture, trees: Option<&Composed>, corpus: &Corpus) -> FixtureView {
-    let Some(trees) = trees else {
+/// What `f` planted over its golden, and each scripted fix's diff.
+fn view_of(f: &Fixture, corpus: &Corpus) -> FixtureView {
+    let Ok(trees) = f.compose() else {
         return FixtureView {
             locus: f.expect.locus.clone(),
             ..FixtureView::default()

@@ -196,11 +196,9 @@ pub fn run_selected(
             retries: options.retries,
             objects: Some(&store),
             on_fixture: Some(runner::OnFixture(&|f| {
-                // Composed once for both (the trial composes its own).
-                let trees = f.compose().ok();
-                let trees = trees.as_deref();
-                fixtures.push(rank(&f.id), &FixtureInfo::of_composed(f, trees));
-                views.push(rank(&f.id), &ViewRecord::of_composed(f, trees, corpus));
+                let rank = rank(&f.id);
+                fixtures.push(rank, &FixtureInfo::of(f));
+                views.push(rank, &ViewRecord::of(f, corpus));
             })),
         };
         // Each trial written to the spool as it ends: memory holds an offset per trial, and
