@@ -258,11 +258,14 @@ pub fn read_tree(ctx: &Ctx, key: &str, dir: &str) -> Result<Files, Error> {
     let real_root = root
         .canonicalize()
         .map_err(|e| Error::io("resolve", &root, e))?;
-    let mut visited = std::collections::HashSet::from([real_root]);
+    let mut visited = std::collections::HashSet::from([real_root.clone()]);
     let mut files = Files::new();
     let mut total: u64 = 0;
-    let mut stack = vec![(root.clone(), String::new())];
-    while let Some((abs, rel)) = stack.pop() {
+    // Each folder with its real path: a folder reached without a symlink is its parent's real
+    // path plus its name, so only symlinks are resolved (`canonicalize` reads every link of the
+    // path, one system call per component).
+    let mut stack = vec![(root.clone(), real_root, String::new())];
+    while let Some((abs, real_abs, rel)) = stack.pop() {
         let unreadable =
             |e: std::io::Error| Error::invalid(&abs, format!("the folder cannot be read: {e}"));
         let entries = std::fs::read_dir(&abs).map_err(unreadable)?;
@@ -280,8 +283,8 @@ pub fn read_tree(ctx: &Ctx, key: &str, dir: &str) -> Result<Files, Error> {
             } else {
                 format!("{rel}/{name}")
             };
-            let meta = std::fs::symlink_metadata(&path).map_err(|e| Error::io("read", &path, e))?;
-            let meta = if meta.file_type().is_symlink() {
+            let file_type = entry.file_type().map_err(|e| Error::io("read", &path, e))?;
+            let meta = if file_type.is_symlink() {
                 let target = path.canonicalize().map_err(|e| {
                     Error::invalid(&path, format!("a symlink that cannot be resolved: {e}"))
                 })?;
@@ -291,23 +294,31 @@ pub fn read_tree(ctx: &Ctx, key: &str, dir: &str) -> Result<Files, Error> {
                         format!("a symlink pointing outside the fixture folder ({}); fixture trees must be self-contained", target.display()),
                     ));
                 }
-                std::fs::metadata(&path).map_err(|e| Error::io("read", &path, e))?
+                Some((
+                    std::fs::metadata(&path).map_err(|e| Error::io("read", &path, e))?,
+                    target,
+                ))
             } else {
-                meta
+                None
             };
-            if meta.is_dir() {
+            let (is_dir, is_file) = match &meta {
+                Some((meta, _)) => (meta.is_dir(), meta.is_file()),
+                None => (file_type.is_dir(), file_type.is_file()),
+            };
+            if is_dir {
                 check_repo_path(&rel_path).map_err(|e| Error::invalid(&path, e))?;
-                let real = path
-                    .canonicalize()
-                    .map_err(|e| Error::io("resolve", &path, e))?;
+                let real = match meta {
+                    Some((_, target)) => target,
+                    None => real_abs.join(&name),
+                };
                 if !visited.insert(real.clone()) {
                     return Err(Error::invalid(
                         &path,
                         format!("the folder {} is reached twice (through symlinks); a fixture tree visits each folder once", real.display()),
                     ));
                 }
-                stack.push((path, rel_path));
-            } else if meta.is_file() {
+                stack.push((path, real, rel_path));
+            } else if is_file {
                 let repo_path = rel_path
                     .strip_suffix(DISARM_SUFFIX)
                     .unwrap_or(&rel_path)

@@ -385,8 +385,13 @@ fn record(known: &mut Known, stage: Stage, commit: Oid, stored: &Stored) {
 /// Writes `files` into an empty work tree and an index that matches them, from the blob ids the
 /// objects were stored under (`blobs`). The index entries carry each file's stat data, so git sees
 /// a clean work tree without re-reading the files.
+/// Writes a layer's files and the index that says they are clean. The files' modification time
+/// is the base commit's: written in the same clock tick as the index, they would be "racily
+/// clean" (git cannot trust stat data as new as the index itself), and every `git status`, diff
+/// against the work tree or libgit2 call like them would read and hash each file again to be sure.
 fn checkout(git_dir: &Path, dir: &Path, files: &Files, blobs: &[(&str, Oid)]) -> Result<()> {
-    write_files(dir, files.iter())?;
+    let written = std::time::UNIX_EPOCH + std::time::Duration::from_secs(EPOCH as u64);
+    write_files(dir, files.iter(), Some(written))?;
     let mut index =
         git2::Index::open(&git_dir.join("index")).map_err(|e| Error::git("create the index", e))?;
     for &(path, id) in blobs {
@@ -413,13 +418,32 @@ fn stat_entry(path: &str, id: Oid, meta: &std::fs::Metadata) -> IndexEntry {
     entry
 }
 
-fn write_files<'a>(dir: &Path, files: impl Iterator<Item = (&'a String, &'a Blob)>) -> Result<()> {
+/// Writes files into the work tree, with `modified` as their modification time when given. A
+/// folder is created once for each run of consecutive files in it (`files` come sorted by path),
+/// not once per file.
+fn write_files<'a>(
+    dir: &Path,
+    files: impl Iterator<Item = (&'a String, &'a Blob)>,
+    modified: Option<std::time::SystemTime>,
+) -> Result<()> {
+    use std::io::Write;
+    let mut created: Option<PathBuf> = None;
     for (path, content) in files {
         let target = dir.join(path);
         if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
+            if created.as_deref() != Some(parent) {
+                std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
+                created = Some(parent.to_path_buf());
+            }
         }
-        std::fs::write(&target, content).map_err(|e| Error::io("write", &target, e))?;
+        let mut file =
+            std::fs::File::create(&target).map_err(|e| Error::io("write", &target, e))?;
+        file.write_all(content)
+            .map_err(|e| Error::io("write", &target, e))?;
+        if let Some(modified) = modified {
+            file.set_modified(modified)
+                .map_err(|e| Error::io("set the time of", &target, e))?;
+        }
     }
     Ok(())
 }
@@ -430,7 +454,11 @@ fn sync_work_tree(dir: &Path, from: &Files, to: &Files) -> Result<()> {
         let target = dir.join(path);
         std::fs::remove_file(&target).map_err(|e| Error::io("delete", &target, e))?;
     }
-    write_files(dir, to.iter().filter(|(p, c)| from.get(*p) != Some(*c)))
+    write_files(
+        dir,
+        to.iter().filter(|(p, c)| from.get(*p) != Some(*c)),
+        None,
+    )
 }
 
 impl Materialized {

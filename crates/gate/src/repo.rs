@@ -77,6 +77,10 @@ pub struct RepoView {
     pub branch: Option<String>,
     /// The merge base's bytes of every file `changes` lists as modified or deleted, by path.
     pub base_contents: BTreeMap<String, Vec<u8>>,
+    /// The bytes of every file of `files`, as they were when the view was read: the gate judges
+    /// one snapshot (`changes` and `source_tree` were computed from these bytes), and reads each
+    /// file from the disk once.
+    contents: BTreeMap<String, Vec<u8>>,
 }
 
 impl RepoView {
@@ -233,10 +237,11 @@ impl RepoView {
             source_tree,
             diff_sha256,
             linked_worktree,
-            files: files.into_keys().collect(),
+            files: files.keys().cloned().collect(),
             committed_changes,
             branch,
             base_contents,
+            contents: files,
         })
     }
 
@@ -254,8 +259,13 @@ impl RepoView {
         Some(self.workdir.join(path))
     }
 
-    /// The bytes of a repository path in the work tree, when it is a readable file.
+    /// The bytes of a repository path in the work tree, when it is a readable file: from the
+    /// view's snapshot for a file of `files`, from the disk for any other (an ignored file, the
+    /// loop's state folder).
     pub fn read(&self, path: &str) -> Option<Vec<u8>> {
+        if let Some(bytes) = self.contents.get(path) {
+            return Some(bytes.clone());
+        }
         let full = self.resolve(path)?;
         if !full.is_file() {
             return None;
@@ -263,9 +273,10 @@ impl RepoView {
         fs::read(full).ok()
     }
 
-    /// Whether a repository path is a file in the work tree.
+    /// Whether a repository path is a file in the work tree (one of `files`, or any other on the
+    /// disk).
     pub fn is_file(&self, path: &str) -> bool {
-        self.resolve(path).is_some_and(|full| full.is_file())
+        self.contents.contains_key(path) || self.resolve(path).is_some_and(|full| full.is_file())
     }
 
     /// Whether a repository path is a directory in the work tree.
@@ -402,7 +413,8 @@ fn work_tree_files(
                 }
             } else if tracked.contains(&path) || !ignored() {
                 let full = entry.path();
-                if full.is_file() {
+                // The listing's type says a regular file is one; a symlink is followed.
+                if file_type.is_file() || full.is_file() {
                     let content = fs::read(&full)
                         .map_err(|error| format!("failed to read {path}: {error}"))?;
                     files.insert(path, content);

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use git2::{Delta, Diff, DiffOptions, Oid, Repository};
+use git2::{Delta, Diff, DiffDelta, DiffOptions, FileMode, Oid, Patch, Repository};
 
 use gatebench_gittree as gittree;
 use gatebench_report::{ExcludedFile, ScopeFile};
@@ -77,7 +77,9 @@ pub fn detect(
         options.context_lines(0);
         options
     };
-    let staged = changed(
+    let staged = changed_between_blobs(
+        &repo,
+        workdir,
         &repo
             .diff_tree_to_index(Some(&head_tree), None, Some(&mut options()))
             .map_err(|e| e.message().to_owned())?,
@@ -107,7 +109,9 @@ pub fn detect(
             .unwrap_or_default();
         unstaged.insert(path, ("added".to_owned(), lines));
     }
-    let branch = changed(
+    let branch = changed_between_blobs(
+        &repo,
+        workdir,
         &repo
             .diff_tree_to_tree(Some(&base_tree), Some(&head_tree), Some(&mut options()))
             .map_err(|e| e.message().to_owned())?,
@@ -161,9 +165,8 @@ pub fn detect(
     })
 }
 
-/// The files a diff changes, with their status and the new side's changed line ranges
-/// (`START-END`, or `START` for one line).
-fn changed(diff: &Diff<'_>) -> Result<ChangeSet, String> {
+/// The files a diff changes, with their status and no line ranges yet.
+fn changed_files(diff: &Diff<'_>) -> ChangeSet {
     let mut files: ChangeSet = BTreeMap::new();
     for delta in diff.deltas() {
         let status = match delta.status() {
@@ -180,6 +183,132 @@ fn changed(diff: &Diff<'_>) -> Result<ChangeSet, String> {
             files.insert(path.to_owned(), (status.to_owned(), Vec::new()));
         }
     }
+    files
+}
+
+/// A hunk's new-side line range added to `lines` (`START-END`, or `START` for one line).
+fn push_range(lines: &mut Vec<String>, start: u32, count: u32) {
+    match count {
+        0 => {}
+        1 => lines.push(start.to_string()),
+        _ => lines.push(format!("{start}-{}", start + count - 1)),
+    }
+}
+
+/// [`changed`] for a diff between two trees or a tree and the index: each file's hunks computed
+/// from its two blobs alone, when no git attribute can apply to the diff's files
+/// ([`attributes_may_apply`]) and none is a submodule; otherwise [`changed`].
+///
+/// A repository's diff looks up the `diff` attribute of every file it patches, and that lookup
+/// resolves the file's full path in the work tree one link at a time: most of the scope's cost on
+/// a branch of a few dozen files. Where no attribute is set the driver is libgit2's automatic one
+/// either way (binary by content), and blobs are compared unfiltered in both, so the hunks are
+/// the same; `attribute_files_fall_back_to_the_attributed_diff` and the scope tests check both
+/// paths against each other.
+fn changed_between_blobs(
+    repo: &Repository,
+    workdir: &Path,
+    diff: &Diff<'_>,
+) -> Result<ChangeSet, String> {
+    let is_submodule = |delta: &DiffDelta<'_>| {
+        delta.old_file().mode() == FileMode::Commit || delta.new_file().mode() == FileMode::Commit
+    };
+    if diff.deltas().any(|delta| is_submodule(&delta)) || attributes_may_apply(repo, workdir, diff)
+    {
+        return changed(diff);
+    }
+    let mut files = changed_files(diff);
+    let blob = |id: Oid| -> Result<Option<git2::Blob<'_>>, String> {
+        if id.is_zero() {
+            return Ok(None);
+        }
+        repo.find_blob(id)
+            .map(Some)
+            .map_err(|e| e.message().to_owned())
+    };
+    for delta in diff.deltas() {
+        let Some((_, lines)) = delta
+            .new_file()
+            .path()
+            .and_then(|path| path.to_str())
+            .and_then(|path| files.get_mut(path))
+        else {
+            continue;
+        };
+        let (old, new) = (blob(delta.old_file().id())?, blob(delta.new_file().id())?);
+        let mut options = DiffOptions::new();
+        options.context_lines(0);
+        let patch = Patch::from_buffers(
+            old.as_ref().map_or(&[][..], |blob| blob.content()),
+            None,
+            new.as_ref().map_or(&[][..], |blob| blob.content()),
+            None,
+            Some(&mut options),
+        )
+        .map_err(|e| e.message().to_owned())?;
+        for index in 0..patch.num_hunks() {
+            let (hunk, _) = patch.hunk(index).map_err(|e| e.message().to_owned())?;
+            push_range(lines, hunk.new_start(), hunk.new_lines());
+        }
+    }
+    Ok(files)
+}
+
+/// Whether a git attribute could apply to a file of `diff`: an attributes file exists that
+/// libgit2 would read for one of its paths (`.gitattributes` in a folder on the path, in the work
+/// tree or the index; `info/attributes`; `core.attributesFile`, or the XDG or system default
+/// file, looked for even where libgit2 is told not to read them). Erring towards yes only costs
+/// time: the caller then takes libgit2's attributed diff.
+fn attributes_may_apply(repo: &Repository, workdir: &Path, diff: &Diff<'_>) -> bool {
+    const NAME: &str = ".gitattributes";
+    let mut folders = std::collections::BTreeSet::new();
+    for delta in diff.deltas() {
+        for file in [delta.old_file(), delta.new_file()] {
+            let Some(mut path) = file.path().and_then(|path| path.to_str()) else {
+                return true;
+            };
+            while let Some((parent, _)) = path.rsplit_once('/') {
+                folders.insert(parent);
+                path = parent;
+            }
+            folders.insert("");
+        }
+    }
+    if folders.is_empty() {
+        return false;
+    }
+    let exists = |path: &Path| path.symlink_metadata().is_ok();
+    if folders
+        .iter()
+        .any(|folder| exists(&workdir.join(folder).join(NAME)))
+    {
+        return true;
+    }
+    let indexed = repo.index().map_or(true, |index| {
+        index
+            .iter()
+            .any(|entry| entry.path == NAME.as_bytes() || entry.path.ends_with(b"/.gitattributes"))
+    });
+    let configured = repo.config().map_or(true, |config| {
+        config.get_path("core.attributesfile").is_ok()
+    });
+    let xdg = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".config")))
+        .map(|dir| dir.join("git").join("attributes"));
+    indexed
+        || configured
+        || exists(&repo.path().join("info").join("attributes"))
+        || exists(&repo.commondir().join("info").join("attributes"))
+        || xdg.is_some_and(|file| exists(&file))
+        || exists(Path::new("/etc/gitattributes"))
+}
+
+/// The files a diff changes, with their status and the new side's changed line ranges
+/// (`START-END`, or `START` for one line), from libgit2's diff of the repository.
+fn changed(diff: &Diff<'_>) -> Result<ChangeSet, String> {
+    let mut files = changed_files(diff);
     diff.foreach(
         &mut |_, _| true,
         None,
@@ -190,12 +319,7 @@ fn changed(diff: &Diff<'_>) -> Result<ChangeSet, String> {
                 .and_then(|path| path.to_str())
                 .map(str::to_owned);
             if let Some((_, lines)) = path.and_then(|path| files.get_mut(&path)) {
-                let (start, count) = (hunk.new_start(), hunk.new_lines());
-                match count {
-                    0 => {}
-                    1 => lines.push(start.to_string()),
-                    _ => lines.push(format!("{start}-{}", start + count - 1)),
-                }
+                push_range(lines, hunk.new_start(), hunk.new_lines());
             }
             true
         }),
@@ -213,5 +337,115 @@ fn whole_file(bytes: &[u8]) -> Vec<String> {
         0 => Vec::new(),
         1 => vec!["1".to_owned()],
         n => vec![format!("1-{n}")],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::Golden;
+
+    /// The base (`main`) content of a file of the test golden.
+    fn base_text(repo: &Repository, path: &str) -> String {
+        let tree = repo
+            .revparse_single("main")
+            .and_then(|object| object.peel_to_tree())
+            .unwrap();
+        let blob = tree
+            .get_path(Path::new(path))
+            .unwrap()
+            .to_object(repo)
+            .unwrap();
+        String::from_utf8(blob.as_blob().unwrap().content().to_vec()).unwrap()
+    }
+
+    fn branch_diff(repo: &Repository) -> Diff<'_> {
+        let base = repo
+            .revparse_single("main")
+            .unwrap()
+            .peel_to_tree()
+            .unwrap();
+        let head = repo.head().unwrap().peel_to_tree().unwrap();
+        let mut options = DiffOptions::new();
+        options.context_lines(0);
+        repo.diff_tree_to_tree(Some(&base), Some(&head), Some(&mut options))
+            .unwrap()
+    }
+
+    #[test]
+    fn hunks_from_blobs_are_the_repository_diffs_hunks() {
+        let built = Golden::new().build();
+        let repo = Repository::open(built.path()).unwrap();
+        let readme = base_text(&repo, "README.md");
+        let lines = readme.lines().count() as u32;
+        // Two hunks in a file of the base, a file added, a file of the base deleted, and a staged
+        // change of two lines.
+        built.commit(&[
+            (
+                "README.md",
+                &format!("inserted\n{readme}appended one\nappended two\n"),
+            ),
+            ("docs/new.md", "one\ntwo\nthree\n"),
+        ]);
+        built.stage("README.md", "replaced\n");
+        let repo = Repository::open(built.path()).unwrap();
+        let diff = branch_diff(&repo);
+        assert!(!attributes_may_apply(&repo, built.path(), &diff));
+        let fast = changed_between_blobs(&repo, built.path(), &diff).unwrap();
+        assert_eq!(fast, changed(&diff).unwrap());
+        assert_eq!(
+            fast["README.md"],
+            (
+                "modified".to_owned(),
+                vec!["1".to_owned(), format!("{}-{}", lines + 2, lines + 3)]
+            )
+        );
+        assert_eq!(
+            fast["docs/new.md"],
+            ("added".to_owned(), vec!["1-3".to_owned()])
+        );
+
+        let head = repo.head().unwrap().peel_to_tree().unwrap();
+        let mut options = DiffOptions::new();
+        options.context_lines(0);
+        let staged = repo
+            .diff_tree_to_index(Some(&head), None, Some(&mut options))
+            .unwrap();
+        let fast = changed_between_blobs(&repo, built.path(), &staged).unwrap();
+        assert_eq!(fast, changed(&staged).unwrap());
+        assert_eq!(
+            fast["README.md"],
+            ("modified".to_owned(), vec!["1".to_owned()])
+        );
+    }
+
+    #[test]
+    fn attribute_files_fall_back_to_the_attributed_diff() {
+        let built = Golden::new().build();
+        let repo = Repository::open(built.path()).unwrap();
+        let readme = base_text(&repo, "README.md");
+        // `-diff` makes git treat the file as binary: no line ranges, whatever its bytes.
+        built.commit(&[
+            ("README.md", &format!("inserted\n{readme}")),
+            ("docs/.gitattributes", "*.md -diff\n"),
+            ("docs/notes.md", "one\n"),
+        ]);
+        let repo = Repository::open(built.path()).unwrap();
+        let diff = branch_diff(&repo);
+        assert!(attributes_may_apply(&repo, built.path(), &diff));
+        let files = changed_between_blobs(&repo, built.path(), &diff).unwrap();
+        // The attribute applies below docs/ only.
+        assert_eq!(files["README.md"].1, ["1"]);
+        assert_eq!(files["docs/notes.md"], ("added".to_owned(), Vec::new()));
+
+        // An attributes file git does not track, in the work tree, counts too.
+        let built = Golden::new().build();
+        built.commit(&[("README.md", "replaced\n")]);
+        built.write(".gitattributes", "README.md -diff\n");
+        let repo = Repository::open(built.path()).unwrap();
+        let diff = branch_diff(&repo);
+        assert!(attributes_may_apply(&repo, built.path(), &diff));
+        let files = changed_between_blobs(&repo, built.path(), &diff).unwrap();
+        assert_eq!(files["README.md"], ("modified".to_owned(), Vec::new()));
     }
 }
