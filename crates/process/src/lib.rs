@@ -5,6 +5,7 @@
 //! (`isolate.rs`).
 
 mod isolate;
+mod vfork;
 
 pub use isolate::{
     containment, landlock_abi, network_isolation_available, real, Containment, Sandbox,
@@ -237,6 +238,73 @@ fn find_program(program: &str, env: &[(String, String)]) -> std::path::PathBuf {
         .unwrap_or_else(|| program.into())
 }
 
+/// A started command: its pid (and process group), its output, and how to wait for it.
+struct Started {
+    pid: i32,
+    stdout: std::fs::File,
+    stderr: std::fs::File,
+    wait: Box<dyn FnOnce() -> std::io::Result<std::process::ExitStatus> + Send>,
+}
+
+/// Starts the command: without copying the harness (`vfork.rs`) when it needs no namespace of
+/// its own, else forked by std with `plan` run in the child (`isolate::in_child`).
+fn start(
+    program: &Path,
+    args: &[String],
+    spawn: &Spawn<'_>,
+    mut plan: isolate::ChildPlan,
+) -> std::io::Result<Started> {
+    if plan.unshare == 0 {
+        let ruleset = plan
+            .ruleset
+            .take()
+            .map(Option::<std::os::fd::OwnedFd>::from);
+        let child = vfork::spawn(program, args, spawn.env, spawn.cwd, ruleset)?;
+        let pid = child.pid;
+        return Ok(Started {
+            pid,
+            stdout: child.stdout,
+            stderr: child.stderr,
+            wait: Box::new(move || loop {
+                let mut status = 0;
+                // SAFETY: waiting for our own child, which nothing else reaps.
+                if unsafe { libc::waitpid(pid, &mut status, 0) } >= 0 {
+                    return Ok(std::process::ExitStatus::from_raw(status));
+                }
+                let error = std::io::Error::last_os_error();
+                if error.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(error);
+                }
+            }),
+        });
+    }
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .current_dir(spawn.cwd)
+        .env_clear()
+        .envs(spawn.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    // SAFETY: `in_child` makes only system calls (it may fork; its intermediate process never
+    // returns), and enforces a ruleset prepared in the parent.
+    unsafe {
+        command.pre_exec(move || isolate::in_child(&mut plan));
+    }
+    let mut child = command.spawn()?;
+    let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+        return Err(std::io::Error::other("the output pipes were not made"));
+    };
+    Ok(Started {
+        pid: child.id() as i32,
+        stdout: std::os::fd::OwnedFd::from(stdout).into(),
+        stderr: std::os::fd::OwnedFd::from(stderr).into(),
+        wait: Box::new(move || child.wait()),
+    })
+}
+
 /// How a command is isolated beyond its process group (and `PR_SET_PDEATHSIG`, always set).
 #[derive(Debug, Clone, Default)]
 pub struct Isolation {
@@ -272,16 +340,6 @@ pub fn run_isolated(spawn: &Spawn<'_>, isolation: &Isolation) -> ProcessRecord {
         record.spawn_error = Some("the command is empty".into());
         return record;
     };
-    let mut command = Command::new(find_program(program, spawn.env));
-    command
-        .args(args)
-        .current_dir(spawn.cwd)
-        .env_clear()
-        .envs(spawn.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
     let ruleset = match isolation.sandbox.as_ref().map(isolate::ruleset).transpose() {
         Ok(r) => r,
         Err(e) => {
@@ -289,24 +347,20 @@ pub fn run_isolated(spawn: &Spawn<'_>, isolation: &Isolation) -> ProcessRecord {
             return record;
         }
     };
-    let mut plan = isolate::ChildPlan::new(isolation.contain, isolation.no_network, ruleset);
-    // SAFETY: `in_child` makes only system calls (it may fork; its intermediate process never
-    // returns), and enforces a ruleset prepared in the parent.
-    unsafe {
-        command.pre_exec(move || isolate::in_child(&mut plan));
-    }
+    let plan = isolate::ChildPlan::new(isolation.contain, isolation.no_network, ruleset);
+    let program_path = find_program(program, spawn.env);
     let started = Instant::now();
     // The registry lock is held across spawn so that a Ctrl-C between spawn and registration
     // cannot miss the new group.
-    let mut child = {
+    let child = {
         let mut groups = live_groups().lock().unwrap_or_else(|p| p.into_inner());
         if STOPPED.load(Ordering::SeqCst) {
             record.spawn_error = Some("the run was interrupted".into());
             return record;
         }
-        match command.spawn() {
+        match start(&program_path, args, spawn, plan) {
             Ok(child) => {
-                groups.insert(child.id() as i32);
+                groups.insert(child.pid);
                 child
             }
             Err(e) => {
@@ -315,12 +369,13 @@ pub fn run_isolated(spawn: &Spawn<'_>, isolation: &Isolation) -> ProcessRecord {
             }
         }
     };
-    let pgid = child.id() as i32;
-    let stdout = child.stdout.take().map(capture);
-    let stderr = child.stderr.take().map(capture);
+    let pgid = child.pid;
+    let stdout = capture(child.stdout);
+    let stderr = capture(child.stderr);
     let (tx, waited) = mpsc::channel();
+    let wait = child.wait;
     std::thread::spawn(move || {
-        let _ = tx.send(child.wait());
+        let _ = tx.send(wait());
     });
     let status = match waited.recv_timeout(spawn.timeout) {
         Ok(status) => status.ok(),
@@ -342,12 +397,8 @@ pub fn run_isolated(spawn: &Spawn<'_>, isolation: &Isolation) -> ProcessRecord {
         record.signal = status.signal();
     }
     let deadline = Instant::now() + CAPTURE_GRACE;
-    if let Some(rx) = stdout {
-        record.stdout = collect(&rx, deadline);
-    }
-    if let Some(rx) = stderr {
-        record.stderr = collect(&rx, deadline);
-    }
+    record.stdout = collect(&stdout, deadline);
+    record.stderr = collect(&stderr, deadline);
     record
 }
 
@@ -388,6 +439,43 @@ mod tests {
         let c = b.finish(false);
         assert_eq!(c.text, "hello world");
         assert!(!c.truncated);
+    }
+
+    #[test]
+    fn a_command_without_namespaces_starts_as_std_would_start_it() {
+        // The vfork path (no namespace asked for): its own process group, the given folder and
+        // environment only, no standard input, no signal ignored or blocked, the output captured.
+        let dir = tempfile_dir("vfork");
+        let script = "read -r pid comm state ppid pgrp rest < /proc/$$/stat; \
+                      [ \"$pid\" = \"$pgrp\" ] && echo own-group; pwd; env | sort; \
+                      grep -E '^Sig(Ign|Blk)' /proc/$$/status; cat; echo err >&2; exit 7";
+        let argv = vec!["/bin/sh".to_owned(), "-c".to_owned(), script.to_owned()];
+        let r = run(&Spawn {
+            argv: &argv,
+            cwd: &dir,
+            env: &[("ONLY".into(), "this".into())],
+            timeout: Duration::from_secs(20),
+        });
+        assert_eq!(r.exit_code, Some(7), "{r:?}");
+        let lines: Vec<&str> = r.stdout.text.lines().collect();
+        assert_eq!(lines[0], "own-group", "{r:?}");
+        assert_eq!(lines[1], real(&dir).display().to_string());
+        // sh adds PWD (and may add a few of its own); nothing of the harness's environment.
+        assert!(lines.contains(&"ONLY=this"), "{lines:?}");
+        assert!(!lines.iter().any(|l| l.starts_with("HOME=")), "{lines:?}");
+        // What is ignored is what std's fork leaves ignored, SIGPIPE not among it (a `pre_exec`
+        // makes std fork: its `posix_spawn` leaves glibc's internal signals ignored besides).
+        let mut forked = std::process::Command::new("/bin/sh");
+        forked.args(["-c", "grep '^SigIgn' /proc/$$/status"]);
+        // SAFETY: the closure does nothing.
+        unsafe { forked.pre_exec(|| Ok(())) };
+        let std_spawned = forked.output().unwrap();
+        let ignored = String::from_utf8(std_spawned.stdout).unwrap();
+        assert!(lines.contains(&ignored.trim_end()), "{lines:?} {ignored}");
+        let mask = u64::from_str_radix(ignored.trim_end().rsplit('\t').next().unwrap(), 16);
+        assert_eq!(mask.unwrap() & (1 << (libc::SIGPIPE - 1)), 0);
+        assert!(lines.contains(&"SigBlk:\t0000000000000000"), "{lines:?}");
+        assert_eq!(r.stderr.text, "err\n");
     }
 
     #[test]
