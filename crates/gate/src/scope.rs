@@ -238,6 +238,9 @@ fn changed_between_blobs(
         let (old, new) = (blob(delta.old_file().id())?, blob(delta.new_file().id())?);
         let mut options = DiffOptions::new();
         options.context_lines(0);
+        // From the blobs' bytes, not the blobs: a patch of blobs knows their repository and looks
+        // up the attribute it is meant to skip (measured: 39,000 `readlink` more over the Loom
+        // scenario).
         let patch = Patch::from_buffers(
             old.as_ref().map_or(&[][..], |blob| blob.content()),
             None,
@@ -386,6 +389,8 @@ mod tests {
                 &format!("inserted\n{readme}appended one\nappended two\n"),
             ),
             ("docs/new.md", "one\ntwo\nthree\n"),
+            ("docs/no-newline.md", "one\ntwo"),
+            ("docs/empty.md", ""),
         ]);
         built.stage("README.md", "replaced\n");
         let repo = Repository::open(built.path()).unwrap();
@@ -404,6 +409,8 @@ mod tests {
             fast["docs/new.md"],
             ("added".to_owned(), vec!["1-3".to_owned()])
         );
+        assert_eq!(fast["docs/no-newline.md"].1, ["1-2"]);
+        assert_eq!(fast["docs/empty.md"], ("added".to_owned(), Vec::new()));
 
         let head = repo.head().unwrap().peel_to_tree().unwrap();
         let mut options = DiffOptions::new();
