@@ -385,10 +385,10 @@ fn record(known: &mut Known, stage: Stage, commit: Oid, stored: &Stored) {
 /// Writes `files` into an empty work tree and an index that matches them, from the blob ids the
 /// objects were stored under (`blobs`). The index entries carry each file's stat data, so git sees
 /// a clean work tree without re-reading the files.
-/// Writes a layer's files and the index that says they are clean. The files' modification time
-/// is the base commit's: written in the same clock tick as the index, they would be "racily
-/// clean" (git cannot trust stat data as new as the index itself), and every `git status`, diff
-/// against the work tree or libgit2 call like them would read and hash each file again to be sure.
+///
+/// The files are dated at the base commit: written in the same clock tick as the index, they
+/// would be "racily clean" (git cannot trust stat data as new as the index itself), and every
+/// `git status` or libgit2 diff against the work tree would read and hash each file again.
 fn checkout(git_dir: &Path, dir: &Path, files: &Files, blobs: &[(&str, Oid)]) -> Result<()> {
     let written = std::time::UNIX_EPOCH + std::time::Duration::from_secs(EPOCH as u64);
     write_files(dir, files.iter(), Some(written))?;

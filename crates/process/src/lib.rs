@@ -2,7 +2,8 @@
 //! timeout and when the command ends), optionally in a PID namespace of its own (so that no child
 //! outlives it, `setsid` ones included), with a cleared environment, no standard input, a bounded
 //! capture of what it prints, and optionally a Landlock filesystem sandbox and no network
-//! (`isolate.rs`).
+//! (`isolate.rs`); started without a fork of the caller where no namespace is asked for
+//! (`vfork.rs`).
 
 mod isolate;
 mod vfork;

@@ -4,10 +4,10 @@
 //! std spawns through `posix_spawn` only when nothing must run in the child before `exec`; the
 //! parent-death signal and the Landlock sandbox must, so std forks. A fork of a multi-threaded
 //! harness copies its page tables, write-protects its memory while the other workers run, and
-//! the copy is torn down at `exec`: a tenth of a verification-loop trial's CPU, and the reason two
-//! workers slowed each other down (docs/PERFORMANCE.md, "Process starts"). Here the child shares
-//! the parent's memory until it execs, and does nothing but system calls on data prepared before
-//! the clone: no allocation, no lock, no std.
+//! the copy is torn down at `exec`: about 8% of a verification-loop trial's samples, and two
+//! workers stalled each other on it (docs/PERFORMANCE.md, "process starts without a fork").
+//! Here the child shares the parent's memory until it execs, and makes only system calls on data
+//! prepared before the clone: no allocation, no lock, no std.
 
 use std::ffi::{CString, OsStr};
 use std::fs::File;
