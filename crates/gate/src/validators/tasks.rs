@@ -305,9 +305,10 @@ pub fn obligation_task_closure(feature: &FeatureLedger) -> Vec<GateFinding> {
 
 /// `acceptance-items`: no task has an unchecked `- [ ]` acceptance item.
 pub fn acceptance_items(feature: &FeatureLedger) -> Vec<GateFinding> {
-    let Ok(unchecked) = Regex::new(r"^\s*[-*+]\s+\[ \]\s*(.*)$") else {
-        return Vec::new();
-    };
+    // Compiled once, not for every ledger judged.
+    static UNCHECKED: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    let unchecked =
+        UNCHECKED.get_or_init(|| Regex::new(r"^\s*[-*+]\s+\[ \]\s*(.*)$").expect("valid regex"));
     let mut findings = Vec::new();
     for (stem, task) in &feature.tasks {
         for (index, line) in task.file.text.lines().enumerate() {

@@ -4,8 +4,8 @@
 //! two contracts that contradict each other), each reported with both locations. The PRD format
 //! is in docs/LOOP.md.
 
-use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use regex::Regex;
 use serde::Serialize;
@@ -503,12 +503,39 @@ fn parse_params(list: &str) -> Vec<Param> {
     params
 }
 
-fn definition_pattern(name: &str) -> Regex {
-    Regex::new(&format!(
-        r"(?m)^[ \t]*(?:(?:pub(?:\([^)]*\))?|async|export|static|public|private|protected|unsafe|const|default)\s+)*(?:def|fn|function|func)\s+(?:\([^)]*\)\s*)?{}\s*(?:<(?:[^<>]|<[^<>]*>)*>)?\s*\(",
-        regex::escape(name)
-    ))
-    .expect("an escaped name makes a valid regex")
+/// Compiled patterns by function name, kept across checks: the same few names recur in every
+/// contract check and in every copy of a repository, and compiling a pattern cost more than
+/// matching it (about 5% of a verification-loop trial's samples). The same name always gives the
+/// same pattern, so nothing of one repository reaches another's verdict. Emptied when full.
+type PatternMemo = OnceLock<Mutex<HashMap<String, Arc<Regex>>>>;
+
+fn memoized(
+    memo: &'static PatternMemo,
+    name: &str,
+    pattern: impl FnOnce() -> String,
+) -> Arc<Regex> {
+    const MAX_PATTERNS: usize = 4096;
+    let memo = memo.get_or_init(Mutex::default);
+    if let Some(regex) = memo.lock().unwrap_or_else(|p| p.into_inner()).get(name) {
+        return Arc::clone(regex);
+    }
+    let regex = Arc::new(Regex::new(&pattern()).expect("an escaped name makes a valid regex"));
+    let mut patterns = memo.lock().unwrap_or_else(|p| p.into_inner());
+    if patterns.len() >= MAX_PATTERNS {
+        patterns.clear();
+    }
+    patterns.insert(name.to_owned(), Arc::clone(&regex));
+    regex
+}
+
+fn definition_pattern(name: &str) -> Arc<Regex> {
+    static MEMO: PatternMemo = OnceLock::new();
+    memoized(&MEMO, name, || {
+        format!(
+            r"(?m)^[ \t]*(?:(?:pub(?:\([^)]*\))?|async|export|static|public|private|protected|unsafe|const|default)\s+)*(?:def|fn|function|func)\s+(?:\([^)]*\)\s*)?{}\s*(?:<(?:[^<>]|<[^<>]*>)*>)?\s*\(",
+            regex::escape(name)
+        )
+    })
 }
 
 /// Every definition of `name` in one file's text.
@@ -544,8 +571,8 @@ struct Call {
 }
 
 fn calls_of(sources: &SourceIndex, name: &str) -> Vec<Call> {
-    let pattern = Regex::new(&format!(r"\b{}\s*\(", regex::escape(name)))
-        .expect("an escaped name makes a valid regex");
+    static MEMO: PatternMemo = OnceLock::new();
+    let pattern = memoized(&MEMO, name, || format!(r"\b{}\s*\(", regex::escape(name)));
     static KEYWORD: OnceLock<Regex> = OnceLock::new();
     let keyword = KEYWORD.get_or_init(|| {
         Regex::new(r"(?:def|fn|function|func)\s+(?:\([^)]*\)\s*)?$").expect("valid regex")
