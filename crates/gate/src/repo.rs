@@ -69,17 +69,15 @@ pub struct RepoView {
     pub diff_sha256: String,
     /// Whether the git dir differs from the common dir (seed 004, 12.2).
     pub linked_worktree: bool,
-    /// Every file of the work tree view (tracked, and untracked unless ignored), sorted.
-    pub files: Vec<String>,
     /// Files that differ between the merge base and HEAD's commit: `git diff BASE...HEAD`.
     pub committed_changes: Vec<Change>,
     /// The branch HEAD is on, `None` when detached.
     pub branch: Option<String>,
     /// The merge base's bytes of every file `changes` lists as modified or deleted, by path.
     pub base_contents: BTreeMap<String, Vec<u8>>,
-    /// The bytes of every file of `files`, as they were when the view was read: the gate judges
-    /// one snapshot (`changes` and `source_tree` were computed from these bytes), and reads each
-    /// file from the disk once.
+    /// Every file of the work tree view (tracked, and untracked unless ignored) with its bytes as
+    /// they were when the view was read: the gate judges one snapshot (`changes` and
+    /// `source_tree` were computed from these bytes), and reads each file from the disk once.
     contents: BTreeMap<String, Vec<u8>>,
 }
 
@@ -237,12 +235,16 @@ impl RepoView {
             source_tree,
             diff_sha256,
             linked_worktree,
-            files: files.keys().cloned().collect(),
             committed_changes,
             branch,
             base_contents,
             contents: files,
         })
+    }
+
+    /// Every file of the work tree view (tracked, and untracked unless ignored), sorted.
+    pub fn files(&self) -> impl Iterator<Item = &str> {
+        self.contents.keys().map(String::as_str)
     }
 
     /// The work tree the view was read from.
@@ -260,7 +262,7 @@ impl RepoView {
     }
 
     /// The bytes of a repository path in the work tree, when it is a readable file: from the
-    /// view's snapshot for a file of `files`, from the disk for any other (an ignored file, the
+    /// view's snapshot for a file of [`files`](Self::files), from the disk for any other (an ignored file, the
     /// loop's state folder).
     pub fn read(&self, path: &str) -> Option<Vec<u8>> {
         if let Some(bytes) = self.contents.get(path) {
@@ -273,8 +275,8 @@ impl RepoView {
         fs::read(full).ok()
     }
 
-    /// Whether a repository path is a file in the work tree (one of `files`, or any other on the
-    /// disk).
+    /// Whether a repository path is a file in the work tree (one of [`files`](Self::files), or any
+    /// other on the disk).
     pub fn is_file(&self, path: &str) -> bool {
         self.contents.contains_key(path) || self.resolve(path).is_some_and(|full| full.is_file())
     }

@@ -127,7 +127,7 @@ pub fn check(repo: &RepoView, requirement_id: &str, base_ref: &str) -> DeliveryO
         }
     }
     // Delivery documents of another requirement beside these: two ids where there must be one.
-    for path in &repo.files {
+    for path in repo.files() {
         if in_loop_state(path) {
             continue;
         }

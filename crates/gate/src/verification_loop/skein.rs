@@ -384,16 +384,19 @@ struct SourceIndex {
 impl SourceIndex {
     fn new(repo: &RepoView) -> SourceIndex {
         let files = repo
-            .files
-            .iter()
+            .files()
             .filter(|path| !in_ledger(path) && !path.starts_with("docs/"))
             .filter(|path| {
                 path.rsplit_once('.')
                     .is_some_and(|(_, ext)| SOURCE_EXTENSIONS.contains(&ext))
             })
             .filter_map(|path| {
-                repo.read(path)
-                    .map(|bytes| (path.clone(), String::from_utf8_lossy(&bytes).into_owned()))
+                repo.read(path).map(|bytes| {
+                    (
+                        path.to_owned(),
+                        String::from_utf8_lossy(&bytes).into_owned(),
+                    )
+                })
             })
             .collect();
         SourceIndex { files }
