@@ -274,7 +274,7 @@ struct Resolver<'a> {
     known: &'a Known,
     /// Resolved contents (and carried files).
     done: HashMap<String, Blob>,
-    /// sha256 of resolved files, computed once however many placeholders name them.
+    /// sha256 of resolved files a `sha256:` placeholder named.
     digests: HashMap<String, String>,
     /// The files being resolved, outermost first: the chain a cycle or a too-deep chain reports.
     busy: Vec<String>,
@@ -285,25 +285,21 @@ struct Resolver<'a> {
 const SOURCE_TREE_KEY: &str = "\0source-tree";
 
 impl<'a> Resolver<'a> {
-    /// Resolves `path` into `done` (and its digest into `digests`).
+    /// Resolves `path` into `done`. A file without placeholders is taken as it is: its bytes are
+    /// checked for the marker before they are checked for UTF-8, and its digest is computed only
+    /// when a `sha256:` placeholder names it ([`Resolver::digest`]).
     fn file(&mut self, path: &str) -> Result<(), String> {
-        if self.digests.contains_key(path) {
-            return Ok(());
-        }
-        if let Some(done) = self.done.get(path) {
-            let digest = gittree::sha256_hex(done);
-            self.digests.insert(path.to_owned(), digest);
+        if self.done.contains_key(path) {
             return Ok(());
         }
         let raw = self.files.get(path).ok_or_else(|| match self.busy.last() {
             Some(from) => format!("{from}: `sha256:{path}` names a file that does not exist"),
             None => format!("`{path}` does not exist"),
         })?;
+        let marked = memchr::memmem::find(raw, b"{{gatebench:").is_some();
         let text = match std::str::from_utf8(raw) {
-            Ok(text) if text.contains("{{gatebench:") => text,
+            Ok(text) if marked => text,
             _ => {
-                self.digests
-                    .insert(path.to_owned(), gittree::sha256_hex(raw));
                 self.done.insert(path.to_owned(), raw.clone());
                 return Ok(());
             }
@@ -334,11 +330,21 @@ impl<'a> Resolver<'a> {
         }
         result.push_str(&text[last..]);
         self.busy.pop();
-        let bytes = result.into_bytes();
-        self.digests
-            .insert(path.to_owned(), gittree::sha256_hex(&bytes));
-        self.done.insert(path.to_owned(), bytes.into());
+        self.done
+            .insert(path.to_owned(), result.into_bytes().into());
         Ok(())
+    }
+
+    /// The sha256 of `path` once resolved, computed once however many placeholders name it.
+    fn digest(&mut self, path: &str) -> Result<String, String> {
+        if let Some(digest) = self.digests.get(path) {
+            return Ok(digest.clone());
+        }
+        // Errors from the target name their own chain of files.
+        self.file(path)?;
+        let digest = gittree::sha256_hex(&self.done[path]);
+        self.digests.insert(path.to_owned(), digest.clone());
+        Ok(digest)
     }
 
     fn chain(&self) -> String {
@@ -389,11 +395,7 @@ impl<'a> Resolver<'a> {
                 .cloned()
                 .ok_or_else(|| missing("diff-sha256", *s)),
             Placeholder::DiffSha256(None) => self.current_diff_sha256(),
-            Placeholder::Sha256(target) => {
-                // Errors from the target name their own chain of files.
-                self.file(target)?;
-                Ok(self.digests[target.as_str()].clone())
-            }
+            Placeholder::Sha256(target) => self.digest(target),
         }
     }
 

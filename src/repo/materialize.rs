@@ -391,16 +391,22 @@ fn record(known: &mut Known, stage: Stage, commit: Oid, stored: &Stored) {
 /// `git status` or libgit2 diff against the work tree would read and hash each file again.
 fn checkout(git_dir: &Path, dir: &Path, files: &Files, blobs: &[(&str, Oid)]) -> Result<()> {
     let written = std::time::UNIX_EPOCH + std::time::Duration::from_secs(EPOCH as u64);
-    write_files(dir, files.iter(), Some(written))?;
     let mut index =
         git2::Index::open(&git_dir.join("index")).map_err(|e| Error::git("create the index", e))?;
-    for &(path, id) in blobs {
-        let target = dir.join(path);
-        let meta = std::fs::metadata(&target).map_err(|e| Error::io("stat", &target, e))?;
+    // `blobs` holds one entry per file, in the same path order (`store_tree`): each file is staged
+    // with the stat data of the descriptor it was written through.
+    let mut blobs = blobs.iter();
+    write_files(dir, files.iter(), Some(written), |path, target, file| {
+        let Some(&(blob_path, id)) = blobs.next().filter(|(p, _)| *p == path) else {
+            return Err(Error::Internal(format!(
+                "the index of `{path}` has no blob id in order"
+            )));
+        };
+        let meta = file.metadata().map_err(|e| Error::io("stat", target, e))?;
         index
-            .add(&stat_entry(path, id, &meta))
-            .map_err(|e| Error::git(format!("stage {path}"), e))?;
-    }
+            .add(&stat_entry(blob_path, id, &meta))
+            .map_err(|e| Error::git(format!("stage {path}"), e))
+    })?;
     index.write().map_err(|e| Error::git("write the index", e))
 }
 
@@ -418,13 +424,15 @@ fn stat_entry(path: &str, id: Oid, meta: &std::fs::Metadata) -> IndexEntry {
     entry
 }
 
-/// Writes files into the work tree, with `modified` as their modification time when given. A
-/// folder is created once for each run of consecutive files in it (`files` come sorted by path),
-/// not once per file.
+/// Writes files into the work tree, with `modified` as their modification time when given, and
+/// hands each written file (its path, full path and open descriptor) to `on_written`. A folder is
+/// created once for each run of consecutive files in it (`files` come sorted by path), not once
+/// per file.
 fn write_files<'a>(
     dir: &Path,
     files: impl Iterator<Item = (&'a String, &'a Blob)>,
     modified: Option<std::time::SystemTime>,
+    mut on_written: impl FnMut(&str, &Path, &std::fs::File) -> Result<()>,
 ) -> Result<()> {
     use std::io::Write;
     let mut created: Option<PathBuf> = None;
@@ -444,6 +452,7 @@ fn write_files<'a>(
             file.set_modified(modified)
                 .map_err(|e| Error::io("set the time of", &target, e))?;
         }
+        on_written(path, &target, &file)?;
     }
     Ok(())
 }
@@ -458,6 +467,7 @@ fn sync_work_tree(dir: &Path, from: &Files, to: &Files) -> Result<()> {
         dir,
         to.iter().filter(|(p, c)| from.get(*p) != Some(*c)),
         None,
+        |_, _, _| Ok(()),
     )
 }
 

@@ -55,7 +55,7 @@ impl EnvError {
 }
 
 /// What the gate knows about the repository it judges.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct RepoView {
     workdir: PathBuf,
     pub head_sha: String,
@@ -79,6 +79,18 @@ pub struct RepoView {
     /// they were when the view was read: the gate judges one snapshot (`changes` and
     /// `source_tree` were computed from these bytes), and reads each file from the disk once.
     contents: BTreeMap<String, Vec<u8>>,
+    /// The repository as opened for the view: scope detection diffs through it, so the index is
+    /// read and the objects the view read are cached once per view.
+    git: Git,
+}
+
+/// The opened repository; `Debug` names its folder.
+struct Git(Repository);
+
+impl std::fmt::Debug for Git {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Repository({})", self.0.path().display())
+    }
 }
 
 impl RepoView {
@@ -108,6 +120,7 @@ impl RepoView {
         let head = repo
             .head()
             .and_then(|head| head.peel_to_commit())
+            .map(|commit| commit.id())
             .map_err(|error| {
                 EnvError::new(
                     "head-unresolved",
@@ -115,10 +128,11 @@ impl RepoView {
                     None,
                 )
             })?;
-        let head_sha = head.id().to_string();
+        let head_sha = head.to_string();
         let base = repo
             .revparse_single(base_ref)
             .and_then(|object| object.peel_to_commit())
+            .map(|commit| commit.id())
             .map_err(|error| {
                 EnvError::new(
                     "base-ref-not-found",
@@ -129,7 +143,7 @@ impl RepoView {
                     Some(head_sha.clone()),
                 )
             })?;
-        let merge_base = repo.merge_base(base.id(), head.id()).map_err(|error| {
+        let merge_base = repo.merge_base(base, head).map_err(|error| {
             EnvError::new(
                 "no-merge-base",
                 format!(
@@ -144,7 +158,7 @@ impl RepoView {
         // The loop's machine state is never part of what is judged (gittree::LOOP_STATE_DIR).
         let mut base_files = tree_blobs(&repo, merge_base).map_err(&unreadable)?;
         base_files.retain(|path, _| !gittree::in_loop_state(path));
-        let mut head_files = tree_blobs(&repo, head.id()).map_err(&unreadable)?;
+        let mut head_files = tree_blobs(&repo, head).map_err(&unreadable)?;
         head_files.retain(|path, _| !gittree::in_loop_state(path));
         let tracked = index_paths(&repo).map_err(&unreadable)?;
         let mut files = work_tree_files(&repo, &workdir, &tracked).map_err(&unreadable)?;
@@ -239,7 +253,13 @@ impl RepoView {
             branch,
             base_contents,
             contents: files,
+            git: Git(repo),
         })
+    }
+
+    /// The repository the view was read from.
+    pub fn git(&self) -> &Repository {
+        &self.git.0
     }
 
     /// Every file of the work tree view (tracked, and untracked unless ignored), sorted.

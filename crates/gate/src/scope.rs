@@ -64,6 +64,17 @@ pub fn detect(
     requested: Option<ScopeMode>,
 ) -> Result<DetectedScope, String> {
     let repo = Repository::open(workdir).map_err(|e| e.message().to_owned())?;
+    detect_in(&repo, workdir, merge_base, requested)
+}
+
+/// [`detect`] through a repository already open (the gate's view's): its index and the objects
+/// it has read are not read again.
+pub fn detect_in(
+    repo: &Repository,
+    workdir: &Path,
+    merge_base: &str,
+    requested: Option<ScopeMode>,
+) -> Result<DetectedScope, String> {
     let head_tree = repo
         .head()
         .and_then(|head| head.peel_to_tree())
@@ -78,7 +89,7 @@ pub fn detect(
         options
     };
     let staged = changed_between_blobs(
-        &repo,
+        repo,
         workdir,
         &repo
             .diff_tree_to_index(Some(&head_tree), None, Some(&mut options()))
@@ -110,7 +121,7 @@ pub fn detect(
         unstaged.insert(path, ("added".to_owned(), lines));
     }
     let branch = changed_between_blobs(
-        &repo,
+        repo,
         workdir,
         &repo
             .diff_tree_to_tree(Some(&base_tree), Some(&head_tree), Some(&mut options()))
