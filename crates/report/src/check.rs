@@ -3,6 +3,8 @@
 
 use std::sync::OnceLock;
 
+use serde::Deserialize;
+
 use crate::{OverallResult, Report, Status};
 
 fn validator() -> &'static jsonschema::Validator {
@@ -30,18 +32,20 @@ pub fn parse(bytes: &[u8]) -> Result<(Report, serde_json::Value), String> {
 
 /// Checks an already-parsed report value against the schema and the consistency rules.
 pub fn check_value(value: serde_json::Value) -> Result<(Report, serde_json::Value), String> {
-    let problems: Vec<String> = validator()
-        .iter_errors(&value)
-        .take(5)
-        .map(|e| format!("{} at `{}`", e, e.instance_path()))
-        .collect();
-    if !problems.is_empty() {
+    // `is_valid` stops at the first error and builds none; the errors are collected only for a
+    // report that has some.
+    if !validator().is_valid(&value) {
+        let problems: Vec<String> = validator()
+            .iter_errors(&value)
+            .take(5)
+            .map(|e| format!("{} at `{}`", e, e.instance_path()))
+            .collect();
         return Err(format!(
             "the report does not match the report v1 schema: {}",
             problems.join("; ")
         ));
     }
-    let report: Report = serde_json::from_value(value.clone())
+    let report = Report::deserialize(&value)
         .map_err(|e| format!("the report does not match the report v1 types: {e}"))?;
     consistency(&report)?;
     Ok((report, value))
