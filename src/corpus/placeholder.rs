@@ -297,12 +297,9 @@ impl<'a> Resolver<'a> {
             None => format!("`{path}` does not exist"),
         })?;
         let marked = memchr::memmem::find(raw, b"{{gatebench:").is_some();
-        let text = match std::str::from_utf8(raw) {
-            Ok(text) if marked => text,
-            _ => {
-                self.done.insert(path.to_owned(), raw.clone());
-                return Ok(());
-            }
+        let Some(text) = marked.then(|| std::str::from_utf8(raw).ok()).flatten() else {
+            self.done.insert(path.to_owned(), raw.clone());
+            return Ok(());
         };
         if self.busy.iter().any(|p| p == path) {
             return Err(format!(

@@ -119,7 +119,7 @@ pub fn scope_of(repo: &RepoView, base_ref: &str) -> Scope {
 
 /// `scope_of` with an explicit mode (`gatebench gate --scope`).
 pub fn scope_in_mode(repo: &RepoView, base_ref: &str, mode: Option<ScopeMode>) -> Scope {
-    let detected = scope::detect_in(repo.git(), repo.workdir(), &repo.merge_base, mode)
+    let detected = scope::detect(repo.git(), repo.workdir(), &repo.merge_base, mode)
         .unwrap_or_else(|_| {
             // git could not diff (should not happen once RepoView opened): the work tree against the
             // merge base, as a branch scope without line ranges.

@@ -55,7 +55,6 @@ impl EnvError {
 }
 
 /// What the gate knows about the repository it judges.
-#[derive(Debug)]
 pub struct RepoView {
     workdir: PathBuf,
     pub head_sha: String,
@@ -81,16 +80,7 @@ pub struct RepoView {
     contents: BTreeMap<String, Vec<u8>>,
     /// The repository as opened for the view: scope detection diffs through it, so the index is
     /// read and the objects the view read are cached once per view.
-    git: Git,
-}
-
-/// The opened repository; `Debug` names its folder.
-struct Git(Repository);
-
-impl std::fmt::Debug for Git {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Repository({})", self.0.path().display())
-    }
+    git: Repository,
 }
 
 impl RepoView {
@@ -253,13 +243,13 @@ impl RepoView {
             branch,
             base_contents,
             contents: files,
-            git: Git(repo),
+            git: repo,
         })
     }
 
     /// The repository the view was read from.
     pub fn git(&self) -> &Repository {
-        &self.git.0
+        &self.git
     }
 
     /// Every file of the work tree view (tracked, and untracked unless ignored), sorted.
@@ -282,8 +272,8 @@ impl RepoView {
     }
 
     /// The bytes of a repository path in the work tree, when it is a readable file: from the
-    /// view's snapshot for a file of [`files`](Self::files), from the disk for any other (an ignored file, the
-    /// loop's state folder).
+    /// view's snapshot for a file of [`files`](Self::files), from the disk for any other (an
+    /// ignored file, the loop's state folder).
     pub fn read(&self, path: &str) -> Option<Vec<u8>> {
         if let Some(bytes) = self.contents.get(path) {
             return Some(bytes.clone());

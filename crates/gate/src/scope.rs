@@ -58,18 +58,10 @@ type ChangeSet = BTreeMap<String, (String, Vec<String>)>;
 /// Detects the scope of the repository at `workdir` against `merge_base`: the `requested` mode,
 /// else staged when the index differs from HEAD, else unstaged when the work tree differs from the
 /// index (untracked files count), else branch. `Err` says what git could not read.
+///
+/// `repo` is the repository already open for the gate's view: its index and the objects the view
+/// read are not read again.
 pub fn detect(
-    workdir: &Path,
-    merge_base: &str,
-    requested: Option<ScopeMode>,
-) -> Result<DetectedScope, String> {
-    let repo = Repository::open(workdir).map_err(|e| e.message().to_owned())?;
-    detect_in(&repo, workdir, merge_base, requested)
-}
-
-/// [`detect`] through a repository already open (the gate's view's): its index and the objects
-/// it has read are not read again.
-pub fn detect_in(
     repo: &Repository,
     workdir: &Path,
     merge_base: &str,
