@@ -88,9 +88,8 @@ impl Fixture {
         let file = self.yaml_file();
         let p = yaml::load::<FixtureFile>(&file)?;
         let goldens = BTreeMap::from([(golden.id.clone(), golden.clone())]);
-        let (seen, omissions) = (BTreeMap::new(), Default::default());
         let again = Build::Again(&self.content_hash);
-        let full = build_omission(&file, &p, &goldens, &seen, &omissions, again)?;
+        let full = build_omission(&file, &p, &goldens, &BTreeMap::new(), again)?;
         Ok(std::borrow::Cow::Owned(full))
     }
 
@@ -230,32 +229,32 @@ fn load_with(dir: &Path, build: Build<'static>) -> Result<Corpus, Vec<Error>> {
             (file, head)
         })
         .collect();
-    let mut goldens: Vec<(PathBuf, yaml::Parsed<FixtureFile>)> = Vec::new();
-    let mut plants: Vec<PathBuf> = Vec::new();
-    let mut omissions: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
-    let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
-    for (file, head) in read {
+    // Each path is held once, in `files`; the ids map to their place there (a run of 10,000
+    // held three copies of every path and two of every id while it loaded).
+    let (files, heads): (Vec<PathBuf>, Vec<Result<Head, Error>>) = read.into_iter().unzip();
+    let mut goldens: Vec<(usize, Box<yaml::Parsed<FixtureFile>>)> = Vec::new();
+    let mut plants: Vec<usize> = Vec::new();
+    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
+    for (i, head) in heads.into_iter().enumerate() {
         match head {
             Ok(head) => {
                 if let Some(first) = seen.get(&head.id) {
                     errors.push(Error::invalid_at(
-                        &file,
+                        &files[i],
                         head.id_at,
                         format!(
                             "duplicate fixture id `{}`: also used by {}",
                             head.id,
-                            first.display()
+                            files[first.file].display()
                         ),
                     ));
                     continue;
                 }
-                seen.insert(head.id.clone(), file.clone());
+                let omission = head.golden.is_none();
+                seen.insert(head.id, Seen { file: i, omission });
                 match head.golden {
-                    Some(p) => goldens.push((file, p)),
-                    None => {
-                        omissions.insert(head.id);
-                        plants.push(file);
-                    }
+                    Some(p) => goldens.push((i, p)),
+                    None => plants.push(i),
                 }
             }
             Err(e) => errors.push(e),
@@ -264,8 +263,8 @@ fn load_with(dir: &Path, build: Build<'static>) -> Result<Corpus, Vec<Error>> {
 
     let mut goldens_built: BTreeMap<String, Fixture> = BTreeMap::new();
     // Goldens first: omission fixtures are built on top of them.
-    for (file, p) in goldens {
-        match build_golden(&file, &p) {
+    for (i, p) in goldens {
+        match build_golden(&files[i], &p) {
             Ok(f) => {
                 goldens_built.insert(f.id.clone(), f);
             }
@@ -297,9 +296,10 @@ fn load_with(dir: &Path, build: Build<'static>) -> Result<Corpus, Vec<Error>> {
         .collect();
     let failed = std::sync::Mutex::new(Vec::new());
     let mut fixtures: Vec<Fixture> = Vec::with_capacity(plants.len() + goldens_built.len());
-    fixtures.par_extend(plants.into_par_iter().enumerate().filter_map(|(i, file)| {
-        let built = yaml::load::<FixtureFile>(&file)
-            .and_then(|p| build_omission(&file, &p, &refs, &seen, &omissions, build));
+    fixtures.par_extend(plants.into_par_iter().enumerate().filter_map(|(i, at)| {
+        let file = &files[at];
+        let built = yaml::load::<FixtureFile>(file)
+            .and_then(|p| build_omission(file, &p, &refs, &seen, build));
         built
             .map_err(|e| {
                 failed
@@ -326,11 +326,19 @@ fn load_with(dir: &Path, build: Build<'static>) -> Result<Corpus, Vec<Error>> {
 }
 
 /// What the first parse of a fixture file keeps: its id (and where it is, for a duplicate) and,
-/// for a golden, the parsed file.
+/// for a golden, the parsed file (boxed: ten thousand heads are held at once, few of them
+/// goldens).
 struct Head {
     id: String,
     id_at: Option<crate::error::Position>,
-    golden: Option<yaml::Parsed<FixtureFile>>,
+    golden: Option<Box<yaml::Parsed<FixtureFile>>>,
+}
+
+/// A fixture id seen while loading: the folder it is in (its place in the load's list of
+/// files) and whether it is an omission fixture.
+struct Seen {
+    file: usize,
+    omission: bool,
 }
 
 impl Head {
@@ -338,7 +346,7 @@ impl Head {
         let id = p.value.id.clone();
         Head {
             id_at: yaml::locate(&p.text, "id", &id),
-            golden: p.value.extends.is_none().then_some(p),
+            golden: p.value.extends.is_none().then(|| Box::new(p)),
             id,
         }
     }
@@ -507,8 +515,7 @@ fn build_omission(
     file: &Path,
     p: &yaml::Parsed<FixtureFile>,
     goldens: &BTreeMap<String, Arc<GoldenRef>>,
-    seen: &BTreeMap<String, PathBuf>,
-    omissions: &std::collections::BTreeSet<String>,
+    seen: &BTreeMap<String, Seen>,
     build: Build,
 ) -> Result<Fixture, Error> {
     let f = &p.value;
@@ -535,7 +542,7 @@ fn build_omission(
     }
     let golden = match goldens.get(extends) {
         Some(g) => g,
-        _ if omissions.contains(extends) => {
+        _ if seen.get(extends).is_some_and(|s| s.omission) => {
             return Err(ctx.err(
                 "extends",
                 extends,
