@@ -213,7 +213,8 @@ fn load_with(dir: &Path, build: Build<'static>) -> Result<Corpus, Vec<Error>> {
     // Only the goldens' parsed files are kept: an omission fixture's is parsed again when it is
     // built (below), so that ten thousand parsed files are never held at once (they were the
     // peak of a large run's memory).
-    let read: Vec<(PathBuf, Result<Head, Error>)> = folders
+    // Each path is held once, in `files`; the ids map to their place there.
+    let (files, heads): (Vec<PathBuf>, Vec<Result<Head, Error>>) = folders
         .into_par_iter()
         .map(|folder| {
             let file = folder.join("fixture.yaml");
@@ -228,10 +229,7 @@ fn load_with(dir: &Path, build: Build<'static>) -> Result<Corpus, Vec<Error>> {
             };
             (file, head)
         })
-        .collect();
-    // Each path is held once, in `files`; the ids map to their place there (a run of 10,000
-    // held three copies of every path and two of every id while it loaded).
-    let (files, heads): (Vec<PathBuf>, Vec<Result<Head, Error>>) = read.into_iter().unzip();
+        .unzip();
     let mut goldens: Vec<(usize, Box<yaml::Parsed<FixtureFile>>)> = Vec::new();
     let mut plants: Vec<usize> = Vec::new();
     let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
@@ -298,8 +296,8 @@ fn load_with(dir: &Path, build: Build<'static>) -> Result<Corpus, Vec<Error>> {
     let mut fixtures: Vec<Fixture> = Vec::with_capacity(plants.len() + goldens_built.len());
     // In batches: rayon collects a filtered iterator into per-thread lists before it appends
     // them, so the whole list at once was held twice (4 MB more at 10,000 fixtures).
-    for (batch, chunk) in plants.chunks(LOAD_BATCH).enumerate() {
-        fixtures.par_extend(chunk.par_iter().enumerate().filter_map(|(i, &at)| {
+    for chunk in plants.chunks(LOAD_BATCH) {
+        fixtures.par_extend(chunk.par_iter().filter_map(|&at| {
             let file = &files[at];
             let built = yaml::load::<FixtureFile>(file)
                 .and_then(|p| build_omission(file, &p, &refs, &seen, build));
@@ -308,13 +306,13 @@ fn load_with(dir: &Path, build: Build<'static>) -> Result<Corpus, Vec<Error>> {
                     failed
                         .lock()
                         .unwrap_or_else(|p| p.into_inner())
-                        .push((batch * LOAD_BATCH + i, e))
+                        .push((at, e))
                 })
                 .ok()
         }));
     }
     let mut failed = failed.into_inner().unwrap_or_else(|p| p.into_inner());
-    // In folder order, as they were found.
+    // In folder order (`at` is a fixture's place among the folders), as they were found.
     failed.sort_by_key(|(i, _)| *i);
     errors.extend(failed.into_iter().map(|(_, e)| e));
     fixtures.extend(goldens_built.into_values());
