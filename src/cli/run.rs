@@ -70,6 +70,7 @@ fn cmd_run(args: RunArgs) -> CmdResult {
     // SAFETY: no other thread exists yet (the Ctrl-C handler and the run's threads start later).
     unsafe { gatebench::repo::hermetic::ignore_outside_config() }
         .map_err(|e| vec![Error::Internal(format!("configuring libgit2: {e}"))])?;
+    gatebench::repo::hermetic::skip_read_verification();
     let scenario = Scenario::load(&args.scenario).map_err(|e| vec![e])?;
     let options = RunOptions::resolve(
         scenario,

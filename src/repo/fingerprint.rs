@@ -8,7 +8,7 @@
 //! read-only verifier may well run it.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use git2::Repository;
 use sha2::{Digest, Sha256};
@@ -43,48 +43,76 @@ impl RepoFingerprint {
 
 /// Fingerprints the repository whose work tree is `work_dir`.
 pub fn take(work_dir: &Path) -> Result<RepoFingerprint, String> {
-    let repo = Repository::open(work_dir).map_err(|e| format!("open the repository: {e}"))?;
-    let mut entries = BTreeMap::new();
-    let head = match repo.head() {
-        Ok(h) => format!(
-            "{} {}",
-            h.name().unwrap_or("?"),
-            h.target().map(|t| t.to_string()).unwrap_or_default()
-        ),
-        Err(e) => format!("unreadable: {}", e.message()),
-    };
-    entries.insert("HEAD".to_owned(), head);
-    let refs = repo
-        .references()
-        .map_err(|e| format!("list the refs: {e}"))?;
-    for r in refs.flatten() {
-        let target = r
-            .target()
-            .map(|t| t.to_string())
-            .or_else(|| r.symbolic_target().ok().flatten().map(str::to_owned))
-            .unwrap_or_default();
-        if let Ok(name) = r.name() {
-            entries.insert(name.to_owned(), target);
-        }
+    Fingerprinter::open(work_dir)?.take()
+}
+
+/// A repository opened once for every fingerprint of a trial. Each [`Fingerprinter::take`] reads
+/// HEAD, the refs, the index and the work tree from disk again; what is shared is the open (the
+/// repository's folders found, its configuration read), a sixth of a fingerprint's cost.
+pub struct Fingerprinter {
+    repo: Repository,
+    work_dir: PathBuf,
+}
+
+impl Fingerprinter {
+    pub fn open(work_dir: &Path) -> Result<Fingerprinter, String> {
+        let repo = Repository::open(work_dir).map_err(|e| format!("open the repository: {e}"))?;
+        Ok(Fingerprinter {
+            repo,
+            work_dir: work_dir.to_path_buf(),
+        })
     }
-    let index = repo.index().map_err(|e| format!("read the index: {e}"))?;
-    let mut tracked = Tracked::default();
-    for e in index.iter() {
-        let path = String::from_utf8_lossy(&e.path).into_owned();
-        let stage = (e.flags >> 12) & 0x3;
-        entries.insert(
-            format!("index:{path}"),
-            format!("{:o} {} {stage}", e.mode, e.id),
-        );
-        let mut dir = path.as_str();
-        while let Some((parent, _)) = dir.rsplit_once('/') {
-            tracked.dirs.insert(parent.to_owned());
-            dir = parent;
+
+    /// The repository as it is on disk now.
+    pub fn take(&self) -> Result<RepoFingerprint, String> {
+        let repo = &self.repo;
+        let mut entries = BTreeMap::new();
+        let head = match repo.head() {
+            Ok(h) => format!(
+                "{} {}",
+                h.name().unwrap_or("?"),
+                h.target().map(|t| t.to_string()).unwrap_or_default()
+            ),
+            Err(e) => format!("unreadable: {}", e.message()),
+        };
+        entries.insert("HEAD".to_owned(), head);
+        let refs = repo
+            .references()
+            .map_err(|e| format!("list the refs: {e}"))?;
+        for r in refs.flatten() {
+            let target = r
+                .target()
+                .map(|t| t.to_string())
+                .or_else(|| r.symbolic_target().ok().flatten().map(str::to_owned))
+                .unwrap_or_default();
+            if let Ok(name) = r.name() {
+                entries.insert(name.to_owned(), target);
+            }
         }
-        tracked.files.insert(path);
+        let mut index = repo.index().map_err(|e| format!("read the index: {e}"))?;
+        // The repository keeps the index it first read: read it again, whatever its stat data
+        // says (a rewrite within the same clock tick and of the same size would look unchanged).
+        index
+            .read(true)
+            .map_err(|e| format!("read the index: {e}"))?;
+        let mut tracked = Tracked::default();
+        for e in index.iter() {
+            let path = String::from_utf8_lossy(&e.path).into_owned();
+            let stage = (e.flags >> 12) & 0x3;
+            entries.insert(
+                format!("index:{path}"),
+                format!("{:o} {} {stage}", e.mode, e.id),
+            );
+            let mut dir = path.as_str();
+            while let Some((parent, _)) = dir.rsplit_once('/') {
+                tracked.dirs.insert(parent.to_owned());
+                dir = parent;
+            }
+            tracked.files.insert(path);
+        }
+        walk(repo, &tracked, &self.work_dir, Path::new(""), &mut entries)?;
+        Ok(RepoFingerprint { entries })
     }
-    walk(&repo, &tracked, work_dir, Path::new(""), &mut entries)?;
-    Ok(RepoFingerprint { entries })
 }
 
 /// What the index tracks: files, and every folder that holds one. Tracked paths are never
@@ -279,6 +307,35 @@ mod tests {
         let hex = gatebench_gittree::hex(&whole.finalize());
         assert_eq!(after.entries["big.bin"], format!("file {hex}"));
         assert_eq!(before.changed(&after), vec!["big.bin"]);
+    }
+
+    #[test]
+    fn one_fingerprinter_sees_what_changed_after_it_opened() {
+        let dir = repo_with_file();
+        let fingerprinter = Fingerprinter::open(dir.path()).unwrap();
+        let before = fingerprinter.take().unwrap();
+        assert!(before.changed(&fingerprinter.take().unwrap()).is_empty());
+        // Staged by another handle on the repository, as a fixer or a scripted fix stages.
+        std::fs::write(dir.path().join("a.txt"), "b\n").unwrap();
+        let repo = Repository::open(dir.path()).unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("a.txt")).unwrap();
+        index.write().unwrap();
+        let sig = git2::Signature::now("t", "t@example.com").unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        repo.commit(Some("HEAD"), &sig, &sig, "c", &tree, &[])
+            .unwrap();
+        std::fs::write(dir.path().join("new.txt"), "x").unwrap();
+        let after = fingerprinter.take().unwrap();
+        let changed = before.changed(&after);
+        // What a repository opened now sees, and what was done: HEAD and its branch (born by
+        // the commit), the file, its index entry, the untracked file.
+        assert_eq!(changed, before.changed(&take(dir.path()).unwrap()));
+        assert_eq!(changed.len(), 5, "{changed:?}");
+        for key in ["HEAD", "a.txt", "index:a.txt", "new.txt"] {
+            assert!(changed.iter().any(|k| k == key), "{key} in {changed:?}");
+        }
+        assert!(changed.iter().any(|k| k.starts_with("refs/heads/")));
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::corpus::{Composed, Fixture};
 use crate::output::objects::Store;
 use crate::pipeline::cache::Cache;
 use crate::pipeline::round::{FixInput, Pipeline, RoundInput, RoundOutput, RoundRun};
-use crate::repo::fingerprint::{self, RepoFingerprint};
+use crate::repo::fingerprint::{Fingerprinter, RepoFingerprint};
 use crate::repo::materialize::{self, Materialized};
 use crate::repo::workdir::WorkRoot;
 use crate::score::outcome::Outcome;
@@ -332,8 +332,15 @@ fn cleanup(cfg: &RunConfig<'_>, dir: &Path) {
 }
 
 /// What the pipeline changed in the repository between two fingerprints.
-fn changes(before: &Result<RepoFingerprint, String>, work_dir: &Path) -> Vec<String> {
-    match (before, fingerprint::take(work_dir)) {
+fn changes(
+    before: &Result<RepoFingerprint, String>,
+    fingerprinter: &Result<Fingerprinter, String>,
+) -> Vec<String> {
+    let after = fingerprinter
+        .as_ref()
+        .map_err(Clone::clone)
+        .and_then(Fingerprinter::take);
+    match (before, after) {
         (Ok(before), Ok(after)) => before.changed(&after),
         (Ok(_), Err(e)) => vec![format!("(the repository became unreadable: {e})")],
         (Err(_), _) => Vec::new(),
@@ -351,6 +358,8 @@ fn rounds(
     materialized: &mut Materialized,
     record: &mut TrialRecord,
 ) {
+    // Opened once: each round's fingerprints read the repository from disk again.
+    let fingerprinter = Fingerprinter::open(&materialized.work_dir);
     for round in 1..=cfg.max_rounds {
         let input = RoundInput {
             work_dir: &materialized.work_dir,
@@ -361,7 +370,10 @@ fn rounds(
             base_ref: &cfg.base_ref,
             scratch_dir: scratch,
         };
-        let before = fingerprint::take(&materialized.work_dir);
+        let before = fingerprinter
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(Fingerprinter::take);
         let started = Instant::now();
         let run =
             catch_unwind(AssertUnwindSafe(|| pipeline.run_round(&input))).unwrap_or_else(|p| {
@@ -375,7 +387,7 @@ fn rounds(
                 }
             });
         let mut round_record = RoundRecord::new(round, started.elapsed().as_millis() as u64);
-        round_record.modified_paths = changes(&before, &materialized.work_dir);
+        round_record.modified_paths = changes(&before, &fingerprinter);
         round_record.process = run.process;
         let verdict = match run.output {
             RoundOutput::Report(report, value) => {
