@@ -72,7 +72,9 @@ pub fn load_corpus(options: &RunOptions) -> std::result::Result<corpus::Corpus, 
         )]);
     }
     let corpus = corpus::load_slim(&options.fixtures_dir)?;
-    with_mutants(&options.scenario, corpus).map_err(|e| vec![e])
+    let corpus = with_mutants(&options.scenario, corpus).map_err(|e| vec![e]);
+    super::memory::release_after_load();
+    corpus
 }
 
 /// The corpus with the viable mutants the scenario's `mutants:` generates (docs/MUTATION.md); the

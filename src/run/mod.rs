@@ -4,6 +4,7 @@
 pub mod baseline;
 pub mod execute;
 pub mod matrix;
+pub mod memory;
 pub mod merge;
 pub mod options;
 pub mod progress;

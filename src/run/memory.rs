@@ -1,0 +1,18 @@
+//! After the corpus is loaded and before the trials start, the memory the load freed is handed
+//! back to the system. The binary's allocator (mimalloc, `src/main.rs`) keeps freed pages in the
+//! heap of the thread that freed them, and the load parses every `fixture.yaml` on the worker
+//! threads: what it parsed and dropped stayed resident for the whole run, the part of peak memory
+//! that grew with the corpus (docs/PERFORMANCE.md, "Scale", eighth section).
+//!
+//! Under another allocator (the library's tests) this only asks mimalloc's unused heaps for
+//! nothing.
+
+/// Returns the freed pages of every thread of rayon's global pool (where the load ran) and of the
+/// calling thread to the system.
+pub fn release_after_load() {
+    // SAFETY: `mi_collect` only touches the calling thread's heap and mimalloc's shared segment
+    // lists, which it locks; it may be called from any thread at any time.
+    rayon::broadcast(|_| unsafe { libmimalloc_sys::mi_collect(true) });
+    // SAFETY: as above.
+    unsafe { libmimalloc_sys::mi_collect(true) };
+}
