@@ -207,7 +207,9 @@ fn push_range(lines: &mut Vec<String>, start: u32, count: u32) {
 /// a branch of a few dozen files. Where no attribute is set the driver is libgit2's automatic one
 /// either way (binary by content), and blobs are compared unfiltered in both, so the hunks are
 /// the same; `attribute_files_fall_back_to_the_attributed_diff` and the scope tests check both
-/// paths against each other.
+/// paths against each other. A file the diff adds is one hunk of all its lines: counted without a
+/// patch when libgit2 would take it for text ([`plainly_text`]; a patch of two buffers hashed
+/// both with SHA-1 first, a fifth of a Loom trial's scope detection).
 fn changed_between_blobs(
     repo: &Repository,
     workdir: &Path,
@@ -239,6 +241,17 @@ fn changed_between_blobs(
             continue;
         };
         let (old, new) = (blob(delta.old_file().id())?, blob(delta.new_file().id())?);
+        let regular = matches!(
+            delta.new_file().mode(),
+            FileMode::Blob | FileMode::BlobExecutable
+        );
+        if let (None, Some(new), true) = (&old, &new, regular) {
+            if plainly_text(new.content()) {
+                // A file the branch adds is one hunk, all of its lines, in any diff.
+                lines.extend(whole_file(new.content()));
+                continue;
+            }
+        }
         let mut options = DiffOptions::new();
         options.context_lines(0);
         // From the blobs' bytes, not the blobs: a patch of blobs knows their repository and looks
@@ -335,6 +348,13 @@ fn changed(diff: &Diff<'_>) -> Result<ChangeSet, String> {
     Ok(files)
 }
 
+/// Whether libgit2's automatic diff driver takes `bytes` for text: it takes a file for binary
+/// when its first 8,000 bytes hold a NUL, or when it is larger than 512 MiB (its default
+/// `max_size`). A NUL anywhere is left to libgit2's own patch.
+fn plainly_text(bytes: &[u8]) -> bool {
+    bytes.len() < 512 << 20 && memchr::memchr(0, bytes).is_none()
+}
+
 /// The line range of a whole new file.
 fn whole_file(bytes: &[u8]) -> Vec<String> {
     let lines = bytes.split(|byte| *byte == b'\n').count()
@@ -350,6 +370,42 @@ fn whole_file(bytes: &[u8]) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::testutil::Golden;
+    use proptest::prelude::*;
+
+    /// libgit2's hunks for a file added with `content`, as the patch of two buffers finds them.
+    fn libgit2_added_lines(content: &[u8]) -> Vec<String> {
+        let mut options = DiffOptions::new();
+        options.context_lines(0);
+        let patch = Patch::from_buffers(&[], None, content, None, Some(&mut options)).unwrap();
+        let mut lines = Vec::new();
+        for index in 0..patch.num_hunks() {
+            let (hunk, _) = patch.hunk(index).unwrap();
+            push_range(&mut lines, hunk.new_start(), hunk.new_lines());
+        }
+        lines
+    }
+
+    proptest! {
+        #[test]
+        fn an_added_file_without_a_nul_is_the_hunk_libgit2_finds(
+            bytes in proptest::collection::vec(
+                prop_oneof![Just(b'\n'), Just(b'\r'), Just(b'a'), 1u8..=255],
+                0..160,
+            )
+        ) {
+            prop_assert!(plainly_text(&bytes));
+            prop_assert_eq!(whole_file(&bytes), libgit2_added_lines(&bytes));
+        }
+    }
+
+    #[test]
+    fn a_file_with_a_nul_is_left_to_libgit2() {
+        assert!(!plainly_text(b"a\0b\n"));
+        // libgit2 takes it for binary: no hunk at all.
+        assert!(libgit2_added_lines(b"a\0b\n").is_empty());
+        assert_eq!(libgit2_added_lines(b"a\nb"), ["1-2"]);
+        assert_eq!(whole_file(b"a\nb"), ["1-2"]);
+    }
 
     /// The base (`main`) content of a file of the test golden.
     fn base_text(repo: &Repository, path: &str) -> String {
