@@ -10,7 +10,7 @@
 //! And it reads an object without hashing it again to check its id, as `git` does (libgit2 does by
 //! default: every blob the reference gate's scope detection reads was hashed a second time, with
 //! collision detection, 3% of a Loom trial's CPU). A repository's integrity is `git fsck`'s
-//! question; a trial's repository is the one the harness just wrote.
+//! question, not every read's.
 
 use git2::ConfigLevel;
 
