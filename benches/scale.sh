@@ -6,7 +6,9 @@
 #
 #   cargo build --release && bash benches/scale.sh 100 1000 10000
 #
-# Prints one Markdown row per N (docs/PERFORMANCE.md keeps the figures). With OUTPUTS=1 it then
+# Prints one Markdown row per N (docs/PERFORMANCE.md keeps the figures). With RUNS=K each N is run
+# K times and every figure of its row is the median of the K runs (each figure on its own). With
+# OUTPUTS=1 it then
 # runs every command that reads a run on each N's run, and prints their wall time and peak memory:
 # `compare` (the run against itself), `replay`, `explain` (one fixture), `list --outcome`, and
 # `merge` of the same corpus run again as two shards.
@@ -44,17 +46,29 @@ fixtures_dir: ../fixtures
 pipeline: {kind: builtin}
 thresholds: {min_recall: 0.0, max_false_pass_rate: 1.0, max_rounds_off: 1000000}
 YAML
-  /usr/bin/time -v -o "$dir/time.txt" "$bin" run "$dir/scenarios/scale.yaml" --quiet \
-    --jobs "$jobs" --work-dir "$work" --reports-dir "$dir/reports" >"$dir/out.txt" 2>&1 || {
-    rc=$?; [ "$rc" -le 2 ] || { echo "run of $n fixtures failed (exit $rc):" >&2; tail -5 "$dir/out.txt" >&2; exit 1; }; }
-  wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$dir/time.txt" | awk -F: '{ if (NF==3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
-  user=$(awk -F': ' '/User time/ {print $2}' "$dir/time.txt")
-  sys=$(awk -F': ' '/System time/ {print $2}' "$dir/time.txt")
-  rss=$(awk -F': ' '/Maximum resident/ {print $2}' "$dir/time.txt")
-  results=$(ls "$dir"/reports/*/results.json 2>/dev/null | head -1 || true)
-  size=$([ -n "$results" ] && stat -c %s "$results" || echo 0)
-  awk -v n="$count" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" -v b="$size" 'BEGIN {
-    printf "| %d | %.2f | %.0f | %.2f | %.0f | %.1f |\n", n, w, n / w, (u + s) * 1000 / n, r / 1024, b / 1024 / n }'
+  : >"$dir/runs.txt"
+  for run in $(seq "${RUNS:-1}"); do
+    # Each run writes a run folder of its own; the last one stays for OUTPUTS.
+    rm -rf "$dir/reports"
+    /usr/bin/time -v -o "$dir/time.txt" "$bin" run "$dir/scenarios/scale.yaml" --quiet \
+      --jobs "$jobs" --work-dir "$work" --reports-dir "$dir/reports" >"$dir/out.txt" 2>&1 || {
+      rc=$?; [ "$rc" -le 2 ] || { echo "run of $n fixtures failed (exit $rc):" >&2; tail -5 "$dir/out.txt" >&2; exit 1; }; }
+    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$dir/time.txt" | awk -F: '{ if (NF==3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
+    user=$(awk -F': ' '/User time/ {print $2}' "$dir/time.txt")
+    sys=$(awk -F': ' '/System time/ {print $2}' "$dir/time.txt")
+    rss=$(awk -F': ' '/Maximum resident/ {print $2}' "$dir/time.txt")
+    results=$(ls "$dir"/reports/*/results.json 2>/dev/null | head -1 || true)
+    size=$([ -n "$results" ] && stat -c %s "$results" || echo 0)
+    echo "$wall $user $sys $rss $size" >>"$dir/runs.txt"
+  done
+  median() { # median COLUMN: the median of one column of runs.txt (the mean of the middle two when even)
+    awk -v c="$1" '{ print $c }' "$dir/runs.txt" | sort -g | awk '{ v[NR] = $1 } END {
+      print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+  }
+  cpu=$(awk '{ print $2 + $3 }' "$dir/runs.txt" | sort -g | awk '{ v[NR] = $1 } END {
+    print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+  awk -v n="$count" -v w="$(median 1)" -v c="$cpu" -v r="$(median 4)" -v b="$(median 5)" 'BEGIN {
+    printf "| %d | %.2f | %.0f | %.2f | %.0f | %.1f |\n", n, w, n / w, c * 1000 / n, r / 1024, b / 1024 / n }'
   if [ "${OUTPUTS:-0}" = 1 ] && [ -n "$results" ]; then
     run_dir=$(dirname "$results")
     fixture=$(ls "$dir/fixtures" | awk '/-r0$/ && !found { print; found = 1 }')
