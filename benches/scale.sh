@@ -61,13 +61,11 @@ YAML
     size=$([ -n "$results" ] && stat -c %s "$results" || echo 0)
     echo "$wall $user $sys $rss $size" >>"$dir/runs.txt"
   done
-  median() { # median COLUMN: the median of one column of runs.txt (the mean of the middle two when even)
-    awk -v c="$1" '{ print $c }' "$dir/runs.txt" | sort -g | awk '{ v[NR] = $1 } END {
+  median() { # median EXPR: the median over the runs of an awk expression of runs.txt's columns
+    awk "{ print $1 }" "$dir/runs.txt" | sort -g | awk '{ v[NR] = $1 } END {
       print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
   }
-  cpu=$(awk '{ print $2 + $3 }' "$dir/runs.txt" | sort -g | awk '{ v[NR] = $1 } END {
-    print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
-  awk -v n="$count" -v w="$(median 1)" -v c="$cpu" -v r="$(median 4)" -v b="$(median 5)" 'BEGIN {
+  awk -v n="$count" -v w="$(median '$1')" -v c="$(median '$2 + $3')" -v r="$(median '$4')" -v b="$(median '$5')" 'BEGIN {
     printf "| %d | %.2f | %.0f | %.2f | %.0f | %.1f |\n", n, w, n / w, c * 1000 / n, r / 1024, b / 1024 / n }'
   if [ "${OUTPUTS:-0}" = 1 ] && [ -n "$results" ]; then
     run_dir=$(dirname "$results")

@@ -3,9 +3,9 @@
 //! global to the process, and no other test may use libgit2 while they change (the two tests here
 //! take turns on `LIBGIT2`).
 
-static LIBGIT2: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 use git2::ConfigLevel;
+
+static LIBGIT2: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 #[test]
 fn a_global_excludes_file_no_longer_hides_untracked_files() {

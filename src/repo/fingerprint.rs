@@ -48,7 +48,8 @@ pub fn take(work_dir: &Path) -> Result<RepoFingerprint, String> {
 
 /// A repository opened once for every fingerprint of a trial. Each [`Fingerprinter::take`] reads
 /// HEAD, the refs, the index and the work tree from disk again; what is shared is the open (the
-/// repository's folders found, its configuration read), a sixth of a fingerprint's cost.
+/// repository's folders found, its configuration read), a fifth of a fingerprint's cost in a
+/// profile of Loom trials.
 pub struct Fingerprinter {
     repo: Repository,
     work_dir: PathBuf,

@@ -331,16 +331,20 @@ fn cleanup(cfg: &RunConfig<'_>, dir: &Path) {
     }
 }
 
+/// The repository's fingerprint now, or why it could not be taken (its open failed, or this read).
+fn fingerprint(fingerprinter: &Result<Fingerprinter, String>) -> Result<RepoFingerprint, String> {
+    fingerprinter
+        .as_ref()
+        .map_err(Clone::clone)
+        .and_then(Fingerprinter::take)
+}
+
 /// What the pipeline changed in the repository between two fingerprints.
 fn changes(
     before: &Result<RepoFingerprint, String>,
     fingerprinter: &Result<Fingerprinter, String>,
 ) -> Vec<String> {
-    let after = fingerprinter
-        .as_ref()
-        .map_err(Clone::clone)
-        .and_then(Fingerprinter::take);
-    match (before, after) {
+    match (before, fingerprint(fingerprinter)) {
         (Ok(before), Ok(after)) => before.changed(&after),
         (Ok(_), Err(e)) => vec![format!("(the repository became unreadable: {e})")],
         (Err(_), _) => Vec::new(),
@@ -370,10 +374,7 @@ fn rounds(
             base_ref: &cfg.base_ref,
             scratch_dir: scratch,
         };
-        let before = fingerprinter
-            .as_ref()
-            .map_err(Clone::clone)
-            .and_then(Fingerprinter::take);
+        let before = fingerprint(&fingerprinter);
         let started = Instant::now();
         let run =
             catch_unwind(AssertUnwindSafe(|| pipeline.run_round(&input))).unwrap_or_else(|p| {
