@@ -26,6 +26,8 @@ pub use crate::corpus::compose::{
 };
 pub use crate::corpus::files::{Blob, Files};
 pub use crate::corpus::recipe::{GoldenRef, Layers};
+pub use crate::corpus::slim::Slim;
+use crate::corpus::slim::{unhex, Interner};
 
 /// A loaded, checked fixture, ready to materialize.
 #[derive(Debug, Clone)]
@@ -124,6 +126,52 @@ impl Fixture {
     }
 }
 
+impl Fixture {
+    /// Itself held slim, when it is an omission fixture loaded slim (`Layers::Reload`); itself
+    /// otherwise (`Err`).
+    fn into_slim(self, interner: &mut Interner) -> Result<Slim, Box<Fixture>> {
+        let (Layers::Reload(golden), Some(content_hash)) =
+            (&self.layers, unhex(&self.content_hash))
+        else {
+            return Err(Box::new(self));
+        };
+        Ok(Slim {
+            golden: golden.clone(),
+            labels: interner.labels(self.category, self.tags),
+            id: self.id.into_boxed_str(),
+            verdict: self.expect.verdict,
+            kind: self.expect.kind,
+            rounds: self.expect.rounds,
+            worktree: self.worktree,
+            content_hash,
+            file: (!self.file.as_os_str().is_empty()).then(|| self.file.into_boxed_path()),
+        })
+    }
+
+    /// The slim fixture `s` was made from: no description, locus or finding matchers
+    /// ([`Fixture::is_slim`]); [`Fixture::full`] loads it in full.
+    pub fn from_slim(s: &Slim) -> Fixture {
+        Fixture {
+            id: s.id.to_string(),
+            description: String::new(),
+            category: s.labels.category.clone(),
+            tags: s.labels.tags.clone(),
+            golden: Some(s.golden.id.clone()),
+            file: s.file.as_deref().map(Path::to_path_buf).unwrap_or_default(),
+            worktree: s.worktree,
+            layers: Layers::Reload(s.golden.clone()),
+            expect: Expectation {
+                verdict: s.verdict,
+                kind: s.kind,
+                locus: Vec::new(),
+                findings: Vec::new(),
+                rounds: s.rounds,
+            },
+            content_hash: gatebench_gittree::hex(&s.content_hash),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Expectation {
     pub verdict: Verdict,
@@ -146,8 +194,10 @@ pub struct Matcher {
 
 #[derive(Debug, Default)]
 pub struct Corpus {
-    /// Sorted by id.
+    /// Sorted by id. Loaded slim (`load_slim`), the goldens (and any mutants) only.
     pub fixtures: Vec<Fixture>,
+    /// Loaded slim, the omission fixtures, sorted by id; empty otherwise.
+    pub slim: Vec<Slim>,
     /// Generated mutants that could not be made (docs/MUTATION.md), sorted by id: not fixtures,
     /// but a run that generated them records how many its selection holds.
     pub unviable_mutants: Vec<UnviableMutant>,
@@ -163,11 +213,94 @@ pub struct UnviableMutant {
 }
 
 impl Corpus {
+    /// The fixture `id` when it is held whole; `None` for a slim one ([`Corpus::entry`] finds
+    /// those too).
     pub fn get(&self, id: &str) -> Option<&Fixture> {
         self.fixtures
             .binary_search_by(|f| f.id.as_str().cmp(id))
             .ok()
             .map(|i| &self.fixtures[i])
+    }
+
+    /// The fixture `id`, held whole or slim.
+    pub fn entry(&self, id: &str) -> Option<Entry<'_>> {
+        self.get(id).map(Entry::Held).or_else(|| {
+            self.slim
+                .binary_search_by(|s| (*s.id).cmp(id))
+                .ok()
+                .map(|i| Entry::Slim(&self.slim[i]))
+        })
+    }
+
+    /// Every fixture, held whole or slim, sorted by id.
+    pub fn entries(&self) -> impl Iterator<Item = Entry<'_>> {
+        let mut held = self.fixtures.iter().peekable();
+        let mut slim = self.slim.iter().peekable();
+        std::iter::from_fn(move || match (held.peek(), slim.peek()) {
+            (Some(f), Some(s)) if f.id.as_str() > &*s.id => slim.next().map(Entry::Slim),
+            (Some(_), _) => held.next().map(Entry::Held),
+            (None, _) => slim.next().map(Entry::Slim),
+        })
+    }
+}
+
+/// A fixture of a corpus as selection, sharding and the runner see it: held whole, or slim.
+#[derive(Debug, Clone, Copy)]
+pub enum Entry<'c> {
+    Held(&'c Fixture),
+    Slim(&'c Slim),
+}
+
+impl<'c> From<&'c Fixture> for Entry<'c> {
+    fn from(f: &'c Fixture) -> Self {
+        Entry::Held(f)
+    }
+}
+
+impl<'c> Entry<'c> {
+    pub fn id(&self) -> &'c str {
+        match self {
+            Entry::Held(f) => &f.id,
+            Entry::Slim(s) => &s.id,
+        }
+    }
+
+    pub fn category(&self) -> &'c str {
+        match self {
+            Entry::Held(f) => &f.category,
+            Entry::Slim(s) => &s.labels.category,
+        }
+    }
+
+    pub fn tags(&self) -> &'c [String] {
+        match self {
+            Entry::Held(f) => &f.tags,
+            Entry::Slim(s) => &s.labels.tags,
+        }
+    }
+
+    /// The golden it is planted in; `None` for a golden.
+    pub fn golden(&self) -> Option<&'c str> {
+        match self {
+            Entry::Held(f) => f.golden.as_deref(),
+            Entry::Slim(s) => Some(&s.golden.id),
+        }
+    }
+
+    /// The round it is expected to converge at, if it says.
+    pub fn rounds(&self) -> Option<ExpectedRounds> {
+        match self {
+            Entry::Held(f) => f.expect.rounds,
+            Entry::Slim(s) => s.rounds,
+        }
+    }
+
+    /// The fixture: the one held, or a slim one made again ([`Fixture::from_slim`]).
+    pub fn fixture(&self) -> std::borrow::Cow<'c, Fixture> {
+        match self {
+            Entry::Held(f) => std::borrow::Cow::Borrowed(*f),
+            Entry::Slim(s) => std::borrow::Cow::Owned(Fixture::from_slim(s)),
+        }
     }
 }
 
@@ -293,11 +426,23 @@ fn load_with(dir: &Path, build: Build<'static>) -> Result<Corpus, Vec<Error>> {
         })
         .collect();
     let failed = std::sync::Mutex::new(Vec::new());
-    let mut fixtures: Vec<Fixture> = Vec::with_capacity(plants.len() + goldens_built.len());
+    let (mut fixtures, mut slim): (Vec<Fixture>, Vec<Slim>) = match build {
+        Build::Slim => (
+            Vec::with_capacity(goldens_built.len()),
+            Vec::with_capacity(plants.len()),
+        ),
+        _ => (
+            Vec::with_capacity(plants.len() + goldens_built.len()),
+            Vec::new(),
+        ),
+    };
+    let mut interner = Interner::default();
     // In batches: rayon collects a filtered iterator into per-thread lists before it appends
-    // them, so the whole list at once was held twice (4 MB more at 10,000 fixtures).
+    // them, so the whole list at once was held twice (4 MB more at 10,000 fixtures). Each batch
+    // is then held slim when the load is (`Slim`), whole otherwise.
+    let mut batch: Vec<Fixture> = Vec::with_capacity(LOAD_BATCH.min(plants.len()));
     for chunk in plants.chunks(LOAD_BATCH) {
-        fixtures.par_extend(chunk.par_iter().filter_map(|&at| {
+        batch.par_extend(chunk.par_iter().filter_map(|&at| {
             let file = &files[at];
             let built = yaml::load::<FixtureFile>(file)
                 .and_then(|p| build_omission(file, &p, &refs, &seen, build));
@@ -310,16 +455,28 @@ fn load_with(dir: &Path, build: Build<'static>) -> Result<Corpus, Vec<Error>> {
                 })
                 .ok()
         }));
+        for f in batch.drain(..) {
+            match build {
+                Build::Slim => match f.into_slim(&mut interner) {
+                    Ok(s) => slim.push(s),
+                    Err(f) => fixtures.push(*f),
+                },
+                _ => fixtures.push(f),
+            }
+        }
     }
+    drop(batch);
     let mut failed = failed.into_inner().unwrap_or_else(|p| p.into_inner());
     // In folder order (`at` is a fixture's place among the folders), as they were found.
     failed.sort_by_key(|(i, _)| *i);
     errors.extend(failed.into_iter().map(|(_, e)| e));
     fixtures.extend(goldens_built.into_values());
     fixtures.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+    slim.sort_unstable_by(|a, b| a.id.cmp(&b.id));
     if errors.is_empty() {
         Ok(Corpus {
             fixtures,
+            slim,
             unviable_mutants: Vec::new(),
         })
     } else {
@@ -931,9 +1088,27 @@ mod tests {
     fn a_slim_fixture_loaded_again_is_the_fixture_a_full_load_gives() {
         let slim = load_slim(&bundled()).expect("the bundled corpus loads slim");
         let eager = load_with(&bundled(), Build::Trees).expect("the bundled corpus loads");
-        assert_eq!(slim.fixtures.len(), eager.fixtures.len());
+        let entries: Vec<Entry> = slim.entries().collect();
+        assert_eq!(entries.len(), eager.fixtures.len());
+        assert_eq!(
+            slim.slim.len(),
+            eager.fixtures.iter().filter(|f| !f.is_golden()).count(),
+            "every omission fixture is held slim"
+        );
         let mut reloaded = 0;
-        for (s, e) in slim.fixtures.iter().zip(&eager.fixtures) {
+        for (entry, e) in entries.iter().zip(&eager.fixtures) {
+            assert_eq!(
+                (entry.id(), entry.category(), entry.tags(), entry.golden()),
+                (
+                    e.id.as_str(),
+                    e.category.as_str(),
+                    &e.tags[..],
+                    e.golden.as_deref()
+                )
+            );
+            assert_eq!(entry.rounds(), e.expect.rounds);
+            assert_eq!(slim.entry(&e.id).map(|x| x.id()), Some(e.id.as_str()));
+            let s = entry.fixture();
             assert_eq!((&s.id, &s.content_hash), (&e.id, &e.content_hash));
             assert_eq!(
                 (&s.category, &s.tags, &s.golden),
@@ -990,8 +1165,9 @@ mod tests {
         }
         let corpus = load_slim(dir.path()).unwrap();
         let planted = corpus
-            .get("subscription-cancel-task-state-missing")
-            .unwrap();
+            .entry("subscription-cancel-task-state-missing")
+            .unwrap()
+            .fixture();
         assert!(planted.full().is_ok());
         let yaml = planted.yaml_file().into_owned();
         let text = std::fs::read_to_string(&yaml).unwrap();
@@ -1014,8 +1190,9 @@ mod tests {
         std::fs::write(renamed.join("fixture.yaml"), text).unwrap();
         let corpus = load_slim(dir.path()).unwrap();
         let planted = corpus
-            .get("subscription-cancel-task-state-missing")
-            .unwrap();
+            .entry("subscription-cancel-task-state-missing")
+            .unwrap()
+            .fixture();
         assert!(planted.is_slim());
         assert_eq!(planted.file, renamed.join("fixture.yaml"));
         assert_eq!(planted.full().unwrap().file, planted.file);

@@ -12,7 +12,8 @@ pub mod paths;
 pub mod placeholder;
 pub mod recipe;
 pub mod scenario;
+pub mod slim;
 pub mod taxonomy;
 pub mod yaml;
 
-pub use loader::{load, load_slim, Blob, Composed, Corpus, Files, Fixture};
+pub use loader::{load, load_slim, Blob, Composed, Corpus, Entry, Files, Fixture, Slim};

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::taxonomy::Kind;
 use crate::corpus::yaml;
-use crate::corpus::{Corpus, Fixture};
+use crate::corpus::{Corpus, Entry};
 use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
@@ -904,17 +904,19 @@ pub fn select<'c>(
     corpus: &'c Corpus,
     selection: &Selection,
     filters: &[String],
-) -> Result<Vec<&'c Fixture>> {
+) -> Result<Vec<Entry<'c>>> {
     let picker = picker(selection, filters)?;
-    let picked = |f: &Fixture| picker(&f.id, &f.tags, &f.category);
     let mut ids: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
-    for f in corpus.fixtures.iter().filter(|f| picked(f)) {
-        ids.insert(&f.id);
-        if let Some(golden) = &f.golden {
+    for f in corpus
+        .entries()
+        .filter(|f| picker(f.id(), f.tags(), f.category()))
+    {
+        ids.insert(f.id());
+        if let Some(golden) = f.golden() {
             ids.insert(golden);
         }
     }
-    Ok(ids.into_iter().filter_map(|id| corpus.get(id)).collect())
+    Ok(ids.into_iter().filter_map(|id| corpus.entry(id)).collect())
 }
 
 /// Whether a fixture (its id, tags and category) is one `selection` and `filters` pick: what

@@ -102,7 +102,7 @@ pub fn check_selection<'c>(
     fixtures_dir: &Path,
     corpus: &'c corpus::Corpus,
     filters: &[String],
-) -> Result<Vec<&'c corpus::Fixture>> {
+) -> Result<Vec<corpus::Entry<'c>>> {
     check_category_bars(scenario, fixtures_dir, corpus)?;
     for glob in &scenario.spec.fixtures.include {
         let one = std::slice::from_ref(glob);
@@ -138,7 +138,7 @@ pub fn check_selection<'c>(
 pub fn run_selected(
     options: &RunOptions,
     corpus: &corpus::Corpus,
-    selected: &[&corpus::Fixture],
+    selected: &[corpus::Entry<'_>],
     progress: &Progress<'_>,
 ) -> Result<Finished> {
     {
@@ -150,8 +150,8 @@ pub fn run_selected(
         let scoring = select::scoring(pipeline.as_ref());
         let (mut sharded, shard) = shard::split(selected, options.shard);
         // Sorted by id (a selection is already): a fixture's rank below is its place here.
-        sharded.sort_by(|a, b| a.id.cmp(&b.id));
-        let selected: &[&corpus::Fixture] = &sharded;
+        sharded.sort_by(|a, b| a.id().cmp(b.id()));
+        let selected: &[corpus::Entry] = &sharded;
         let thresholds_spec = &options.scenario.spec.thresholds;
         let baseline = baseline::load(&options.scenario.file, thresholds_spec)?;
         // An unwritable reports folder (or cache) is found now, not after every trial ran.
@@ -179,7 +179,7 @@ pub fn run_selected(
         // Each fixture's place in the selection (sorted by id): the order the spools read back.
         let rank = |id: &str| {
             selected
-                .binary_search_by(|f| f.id.as_str().cmp(id))
+                .binary_search_by(|f| f.id().cmp(id))
                 .map_or(u32::MAX, |i| i as u32)
         };
         let store = crate::output::objects::Store::new(objects_temp.path());
@@ -372,7 +372,7 @@ fn check_category_bars(
 ) -> Result<()> {
     let spec = &scenario.spec.thresholds;
     for category in spec.min_category_recall.keys() {
-        if category != "*" && !corpus.fixtures.iter().any(|f| &f.category == category) {
+        if category != "*" && !corpus.entries().any(|f| f.category() == category) {
             return Err(Error::invalid(
                 &scenario.file,
                 format!(

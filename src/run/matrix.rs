@@ -71,7 +71,7 @@ pub fn execute(
 fn run_all(
     options: &RunOptions,
     corpus: &corpus::Corpus,
-    selected: &[&corpus::Fixture],
+    selected: &[corpus::Entry<'_>],
     entries: &[(Option<String>, crate::corpus::scenario::Scenario)],
     progress: &Progress<'_>,
 ) -> Result<MatrixFinished> {

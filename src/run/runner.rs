@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use crate::corpus::fixture::ExpectedRounds;
 use crate::corpus::scenario::OnModified;
-use crate::corpus::{Composed, Fixture};
+use crate::corpus::{Composed, Entry, Fixture};
 use crate::output::objects::Store;
 use crate::pipeline::cache::Cache;
 use crate::pipeline::round::{FixInput, Pipeline, RoundInput, RoundOutput, RoundRun};
@@ -84,7 +84,7 @@ pub fn apply_on_modified(record: &mut TrialRecord, policy: OnModified) {
 /// threads). Records come back sorted by fixture id, then trial, all in memory: a run hands each
 /// to its spool instead ([`run_each`]).
 pub fn run(
-    fixtures: &[&Fixture],
+    fixtures: &[Entry<'_>],
     pipeline: &dyn Pipeline,
     cfg: &RunConfig<'_>,
     on_done: &(dyn Fn(&TrialRecord) + Sync),
@@ -110,12 +110,12 @@ pub fn run(
 /// trials alone); the queue starts with the trials expected to take the most rounds, so that the
 /// run does not end on a long one.
 pub fn run_each(
-    fixtures: &[&Fixture],
+    fixtures: &[Entry<'_>],
     pipeline: &dyn Pipeline,
     cfg: &RunConfig<'_>,
     on_done: &(dyn Fn(TrialRecord) + Sync),
 ) {
-    let mut work: Vec<(&Fixture, u32)> = fixtures
+    let mut work: Vec<(Entry, u32)> = fixtures
         .iter()
         .flat_map(|f| (0..cfg.trials).map(move |t| (*f, t)))
         .collect();
@@ -126,7 +126,7 @@ pub fn run_each(
     let next = AtomicUsize::new(0);
     let worker = || {
         while let Some((fixture, trial)) = work.get(next.fetch_add(1, Ordering::Relaxed)) {
-            let mut record = run_with_retries(fixture, *trial, pipeline, cfg);
+            let mut record = run_with_retries(*fixture, *trial, pipeline, cfg);
             if let Some(store) = cfg.objects {
                 // On failure what was not moved stays in the record: the run's outputs are
                 // written with it (and fail there, clearly, if the folder is unwritable).
@@ -142,8 +142,8 @@ pub fn run_each(
 }
 
 /// The rounds a fixture's trial is expected to take: the queue's estimate of its length.
-fn expected_rounds(fixture: &Fixture, max_rounds: u32) -> u32 {
-    match fixture.expect.rounds {
+fn expected_rounds(fixture: &Entry, max_rounds: u32) -> u32 {
+    match fixture.rounds() {
         Some(ExpectedRounds::After(n)) => n,
         Some(ExpectedRounds::Never) => max_rounds,
         None => 1,
@@ -162,12 +162,14 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 /// infrastructure failure: a verdict, even a false pass, is never retried into another). With
 /// retries on, every attempt is recorded on the final record.
 fn run_with_retries(
-    fixture: &Fixture,
+    entry: Entry,
     trial: u32,
     pipeline: &dyn Pipeline,
     cfg: &RunConfig<'_>,
 ) -> TrialRecord {
     // A fixture loaded slim is loaded in full now, for this trial only.
+    let fixture = entry.fixture();
+    let fixture = &*fixture;
     let full = fixture.full();
     if let (0, Some(on_fixture)) = (trial, cfg.on_fixture) {
         (on_fixture.0)(full.as_deref().unwrap_or(fixture));

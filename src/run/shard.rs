@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::corpus::scenario::PipelineSpec;
-use crate::corpus::Fixture;
+use crate::corpus::Entry;
 
 /// Shard `index` of `count`, 1-based (`2/3` is the second of three).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,13 +76,13 @@ pub struct ShardInfo {
 /// The fixtures of `selected` that run on `shard` (all of them when there is no shard), and what
 /// the shard records about itself.
 pub fn split<'c>(
-    selected: &[&'c Fixture],
+    selected: &[Entry<'c>],
     shard: Option<Shard>,
-) -> (Vec<&'c Fixture>, Option<ShardInfo>) {
+) -> (Vec<Entry<'c>>, Option<ShardInfo>) {
     let Some(shard) = shard else {
         return (selected.to_vec(), None);
     };
-    let mut ids: Vec<&str> = selected.iter().map(|f| f.id.as_str()).collect();
+    let mut ids: Vec<&str> = selected.iter().map(|f| f.id()).collect();
     ids.sort_unstable();
     let info = ShardInfo {
         index: shard.index,
@@ -93,7 +93,7 @@ pub fn split<'c>(
     let mine = selected
         .iter()
         .copied()
-        .filter(|f| shard.owns(&f.id))
+        .filter(|f| shard.owns(f.id()))
         .collect();
     (mine, Some(info))
 }
