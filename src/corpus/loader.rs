@@ -251,12 +251,6 @@ pub enum Entry<'c> {
     Slim(&'c Slim),
 }
 
-impl<'c> From<&'c Fixture> for Entry<'c> {
-    fn from(f: &'c Fixture) -> Self {
-        Entry::Held(f)
-    }
-}
-
 impl<'c> Entry<'c> {
     pub fn id(&self) -> &'c str {
         match self {

@@ -1,14 +1,14 @@
 //! A run's corpus, held slim: each omission fixture kept as a [`Slim`] (its id, what selects and
 //! orders it, its golden and content hash) until its trial loads it in full from its file
-//! (`Fixture::full`). A slim fixture was a whole `Fixture` with its heavy fields emptied, about
-//! 500 bytes a fixture with its strings, the part of a run's memory that grew with its corpus
-//! (`docs/PERFORMANCE.md`, "Scale", ninth section); a `Slim` is about a quarter of that, its
-//! category and tags shared with every fixture that has the same ones.
+//! (`Fixture::full`). A slim fixture was a whole `Fixture` (256 bytes) with its heavy fields
+//! emptied, and about ten allocations: the part of a run's memory that grew with its corpus
+//! (`docs/PERFORMANCE.md`, "Scale", ninth section). A `Slim` is 96 bytes and its id's
+//! allocation, its category and tags shared with every fixture that has the same ones.
 //!
 //! The loader makes them (`Fixture::into_slim`) and makes the slim `Fixture` again from one
 //! when its trial starts (`Entry::fixture`); this module knows no `Fixture`.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -35,7 +35,7 @@ pub struct Slim {
 }
 
 /// A fixture's category and tags: one per distinct pair in a corpus, shared.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Labels {
     pub category: String,
     pub tags: Vec<String>,
@@ -43,20 +43,17 @@ pub struct Labels {
 
 /// One [`Labels`] per distinct category and tags, while a corpus is loaded.
 #[derive(Debug, Default)]
-pub struct Interner(BTreeMap<(String, Vec<String>), Arc<Labels>>);
+pub struct Interner(BTreeSet<Arc<Labels>>);
 
 impl Interner {
     /// The labels `category` and `tags`, shared with every fixture given the same ones.
     pub fn labels(&mut self, category: String, tags: Vec<String>) -> Arc<Labels> {
-        let key = (category, tags);
-        if let Some(labels) = self.0.get(&key) {
-            return labels.clone();
+        let labels = Labels { category, tags };
+        if let Some(shared) = self.0.get(&labels) {
+            return shared.clone();
         }
-        let labels = Arc::new(Labels {
-            category: key.0.clone(),
-            tags: key.1.clone(),
-        });
-        self.0.insert(key, labels.clone());
+        let labels = Arc::new(labels);
+        self.0.insert(labels.clone());
         labels
     }
 }
