@@ -21,7 +21,7 @@ pub fn operators() -> Vec<Operator> {
         Operator { name: "lint-error", family: Family::Delivery, kind: Kind::StandardsViolation,
             finds: "every Python file the change touches, when AGENTS.md declares a lintCommand", does: "adds trailing whitespace to its first line", sites: lint },
         Operator { name: "test-point-fails", family: Family::Delivery, kind: Kind::TestFailing,
-            finds: "every `point ... grep -qF NEEDLE FILE` of the testCommand's script", does: "deletes the line of FILE that carries NEEDLE", sites: point_fails },
+            finds: "every `point(NAME, NEEDLE, FILE)` of the testCommand's script", does: "deletes the line of FILE that carries NEEDLE", sites: point_fails },
         Operator { name: "test-fails-twice", family: Family::Delivery, kind: Kind::TestFailing,
             finds: "every test point, as test-point-fails", does: "breaks it; the first fix misses (README only), so it fails in two rounds and is escalated", sites: fails_twice },
     ]
@@ -173,7 +173,26 @@ struct Broken {
     point: u64,
 }
 
-/// (site, broken point or why not) of every test point of the testCommand's script.
+/// The double-quoted strings of `text`, in order (`\"` and `\\` unescaped, as awk reads them).
+fn quoted(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = text.chars();
+    while chars.by_ref().any(|c| c == '"') {
+        let mut s = String::new();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => break,
+                '\\' => s.extend(chars.next()),
+                c => s.push(c),
+            }
+        }
+        out.push(s);
+    }
+    out
+}
+
+/// (site, broken point or why not) of every test point of the testCommand's script: each call
+/// `point("NAME", "NEEDLE", "FILE")` (over one or more lines) of the script's awk program.
 fn points(l: &Ledger) -> Vec<(String, Result<Broken, String>)> {
     let Some((_, cmd)) = command(l, "testCommand") else {
         return Vec::new();
@@ -189,34 +208,33 @@ fn points(l: &Ledger) -> Vec<(String, Result<Broken, String>)> {
     let mut i = 0;
     while i < lines.len() {
         let start = i;
-        let mut logical = lines[i].trim_end().to_owned();
-        while logical.ends_with('\\') && i + 1 < lines.len() {
-            logical.pop();
-            i += 1;
-            logical.push(' ');
-            logical.push_str(lines[i].trim());
-        }
         i += 1;
-        let Some(rest) = logical.strip_prefix("point \"") else {
+        if !lines[start].trim_start().starts_with("point(\"") {
             continue;
-        };
-        let Some((name, rest)) = rest.split_once('"') else {
+        }
+        let mut call = lines[start].trim().to_owned();
+        while !call.ends_with(')') && i < lines.len() {
+            call.push(' ');
+            call.push_str(lines[i].trim());
+            i += 1;
+        }
+        let strings = quoted(&call);
+        let Some(name) = strings.first() else {
             continue;
         };
         let site = site_id(&[name]);
-        let parsed = rest
-            .split_once("-qF \"")
-            .and_then(|(_, r)| r.split_once('"'))
-            .map(|(needle, file)| (needle.to_owned(), file.trim().to_owned()));
-        let Some((needle, file)) = parsed else {
-            out.push((site, Err("the test point is not a grep -qF".into())));
+        let [_, needle, file] = &strings[..] else {
+            out.push((
+                site,
+                Err("the test point is not point(NAME, NEEDLE, FILE)".into()),
+            ));
             continue;
         };
-        let Some(target) = l.text(&file) else {
+        let Some(target) = l.text(file) else {
             out.push((site, Err(format!("{file} is not in the golden"))));
             continue;
         };
-        let Some(at) = target.lines().position(|s| s.contains(&needle)) else {
+        let Some(at) = target.lines().position(|s| s.contains(needle.as_str())) else {
             out.push((site, Err(format!("{file} does not carry the needle"))));
             continue;
         };
@@ -229,7 +247,7 @@ fn points(l: &Ledger) -> Vec<(String, Result<Broken, String>)> {
         out.push((
             site,
             Ok(Broken {
-                file,
+                file: file.clone(),
                 content: jsontext::join(&kept).into_bytes(),
                 line: at as u64 + 1,
                 script: script.to_owned(),
