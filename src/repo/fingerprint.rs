@@ -116,6 +116,56 @@ impl Fingerprinter {
     }
 }
 
+/// What the materializer has just written into a repository, enough to fingerprint it without
+/// reading it back: HEAD's branch and commit, every ref, the index's entries (regular files, stage
+/// 0) and the work tree's files. Only for a repository written whole by gatebench (no linked
+/// worktree, no index written by libgit2), where the materializer's test checks it against
+/// [`Fingerprinter::take`] for every bundled fixture.
+#[derive(Debug, Clone)]
+pub struct Written {
+    pub head: (String, git2::Oid),
+    pub refs: Vec<(String, git2::Oid)>,
+    pub index: Vec<(String, git2::Oid)>,
+}
+
+impl Fingerprinter {
+    /// The fingerprint [`Fingerprinter::take`] would read from a repository as `written` left it,
+    /// with `work_tree` its files (path, content), computed in memory: untracked files are
+    /// checked against the repository's ignore rules as `take` checks them, nothing else is read.
+    pub fn as_written<'a>(
+        &self,
+        written: &Written,
+        work_tree: impl Iterator<Item = (&'a str, &'a [u8])>,
+    ) -> Result<RepoFingerprint, String> {
+        let mut entries = BTreeMap::new();
+        let (branch, commit) = &written.head;
+        entries.insert("HEAD".to_owned(), format!("{branch} {commit}"));
+        for (name, id) in &written.refs {
+            entries.insert(name.clone(), id.to_string());
+        }
+        let mut tracked = std::collections::HashSet::new();
+        for (path, id) in &written.index {
+            let mode = gatebench_gittree::MODE_FILE;
+            entries.insert(format!("index:{path}"), format!("{mode:o} {id} 0"));
+            tracked.insert(path.as_str());
+        }
+        for (path, content) in work_tree {
+            if !tracked.contains(path) {
+                let ignored = self
+                    .repo
+                    .is_path_ignored(path)
+                    .map_err(|e| format!("check whether {path} is ignored: {e}"))?;
+                if ignored {
+                    continue;
+                }
+            }
+            let hex = gatebench_gittree::hex(&Sha256::digest(content));
+            entries.insert(path.to_owned(), format!("file {hex}"));
+        }
+        Ok(RepoFingerprint { entries })
+    }
+}
+
 /// What the index tracks: files, and every folder that holds one. Tracked paths are never
 /// ignored, so only the others need libgit2's (slower) ignore lookup.
 #[derive(Default)]
@@ -255,6 +305,39 @@ mod tests {
         assert!(before.changed(&take(dir.path()).unwrap()).is_empty());
         std::fs::write(dir.path().join("new.txt"), "x").unwrap();
         assert_eq!(before.changed(&take(dir.path()).unwrap()), vec!["new.txt"]);
+    }
+
+    /// `as_written` applies the ignore rules as `take` does: an untracked file in an ignored
+    /// folder is left out, another untracked file is in.
+    #[test]
+    fn the_fingerprint_as_written_is_the_one_read() {
+        let dir = repo_with_file();
+        std::fs::create_dir(dir.path().join("build")).unwrap();
+        std::fs::write(dir.path().join("build/out"), "x").unwrap();
+        std::fs::write(dir.path().join("new.txt"), "y").unwrap();
+        let repo = Repository::open(dir.path()).unwrap();
+        let written = Written {
+            head: ("refs/heads/master".into(), git2::Oid::ZERO_SHA1),
+            refs: Vec::new(),
+            index: vec![("a.txt".into(), repo.blob(b"a\n").unwrap())],
+        };
+        let files: [(&str, &[u8]); 4] = [
+            (".gitignore", b"build/\n"),
+            ("a.txt", b"a\n"),
+            ("build/out", b"x"),
+            ("new.txt", b"y"),
+        ];
+        let fingerprinter = Fingerprinter::open(dir.path()).unwrap();
+        let computed = fingerprinter
+            .as_written(&written, files.into_iter())
+            .unwrap();
+        let mut read = fingerprinter.take().unwrap();
+        // The repository has no commit: HEAD is unborn on disk.
+        read.entries
+            .insert("HEAD".into(), computed.entries["HEAD"].clone());
+        assert_eq!(computed, read);
+        assert!(!computed.entries.contains_key("build/out"));
+        assert!(computed.entries.contains_key("new.txt"));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use git2::{IndexEntry, IndexTime, ObjectType, Oid, Repository};
 use crate::corpus::placeholder::{self, Known, Stage};
 use crate::corpus::{Blob, Composed, Files, Fixture};
 use crate::error::{Error, Result};
+use crate::repo::fingerprint::{Fingerprinter, RepoFingerprint, Written};
 use crate::repo::pack::Pack;
 use gatebench_gittree as gittree;
 
@@ -30,6 +31,9 @@ pub struct Materialized {
     /// Commit ids by layer: `base`, `head`, `fix1`, ...
     pub commits: BTreeMap<String, String>,
     known: Known,
+    /// What was written, for the first round's fingerprint (`None` once a fix is applied, and for
+    /// a linked worktree or a staged layer, which libgit2 writes).
+    written: Option<Written>,
     /// The files in the work tree now, as filled, and as the fixture wrote them.
     current: Files,
     current_raw: Files,
@@ -297,6 +301,21 @@ pub fn materialize_composed(
         checkout(&git_dir, dir, &head, &head_tree.blobs)?;
         dir.to_path_buf()
     };
+    let written = (!fixture.worktree && states.staged.is_none()).then(|| {
+        let feature = format!("refs/heads/{FEATURE_BRANCH}");
+        Written {
+            head: (feature.clone(), head_commit),
+            refs: vec![
+                (feature, head_commit),
+                (format!("refs/heads/{BASE_BRANCH}"), base_commit),
+            ],
+            index: head_tree
+                .blobs
+                .iter()
+                .map(|(path, id)| ((*path).to_owned(), *id))
+                .collect(),
+        }
+    });
     let mut current = head;
     let mut current_raw = &states.head;
 
@@ -358,6 +377,7 @@ pub fn materialize_composed(
         repo_dir: dir.to_path_buf(),
         commits,
         known,
+        written,
         current_raw: current_raw.clone(),
         current,
     })
@@ -472,6 +492,18 @@ fn sync_work_tree(dir: &Path, from: &Files, to: &Files) -> Result<()> {
 }
 
 impl Materialized {
+    /// The repository's fingerprint as materialized, computed from what was written rather than
+    /// read back (`Fingerprinter::as_written`); `None` when it must be read, after a fix or for a
+    /// repository libgit2 wrote part of.
+    pub fn fingerprint_as_written(
+        &self,
+        fingerprinter: &Fingerprinter,
+    ) -> Option<std::result::Result<RepoFingerprint, String>> {
+        let written = self.written.as_ref()?;
+        let files = self.current.iter().map(|(p, c)| (p.as_str(), &**c));
+        Some(fingerprinter.as_written(written, files))
+    }
+
     /// Applies a scripted fix: the work tree becomes `files` (placeholders filled) and everything is
     /// committed on the feature branch, as `git add -A && git commit` would (ignored files are not).
     pub fn apply_fix(&mut self, fixture: &Fixture, number: u32, files: &Files) -> Result<String> {
@@ -483,6 +515,7 @@ impl Materialized {
             Some((&self.current_raw, &self.current)),
             &self.known,
         )?;
+        self.written = None;
         sync_work_tree(&self.work_dir, &self.current, &resolved)?;
         let repo =
             Repository::open(&self.work_dir).map_err(|e| Error::git("open the work tree", e))?;
@@ -532,6 +565,7 @@ impl Materialized {
     /// external fixer's changes are recorded: the commit's id and its diff against the tree
     /// before it. `None` when the tree is unchanged.
     pub fn commit_work_tree(&mut self, number: u32) -> Result<Option<(String, String)>> {
+        self.written = None;
         let repo =
             Repository::open(&self.work_dir).map_err(|e| Error::git("open the work tree", e))?;
         let mut index = repo.index().map_err(|e| Error::git("read the index", e))?;
@@ -645,6 +679,52 @@ mod tests {
             assert_eq!(m.commits["base"], base_id.to_string(), "{id}");
             assert_eq!(m.commits["head"], head_id.to_string(), "{id}");
         }
+    }
+
+    /// The first round's fingerprint, computed from what was written, is what reading the
+    /// repository gives, for every bundled fixture that has one; the others (a linked worktree,
+    /// a staged layer) have none and are read.
+    #[test]
+    fn the_fingerprint_as_written_is_the_one_read_from_disk_for_every_bundled_fixture() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut computed, mut read) = (0, 0);
+        for f in &corpus().fixtures {
+            let m = materialize(f, &dir.path().join(&f.id)).unwrap();
+            let fingerprinter = Fingerprinter::open(&m.work_dir).unwrap();
+            let on_disk = fingerprinter.take().unwrap();
+            match m.fingerprint_as_written(&fingerprinter) {
+                Some(written) => {
+                    assert_eq!(written.unwrap(), on_disk, "{}", f.id);
+                    computed += 1;
+                }
+                None => {
+                    assert!(
+                        f.worktree || f.compose().unwrap().states.staged.is_some(),
+                        "{}",
+                        f.id
+                    );
+                    read += 1;
+                }
+            }
+        }
+        // Most fixtures are computed; the worktree and staged ones are read.
+        assert!(
+            computed > 100 && read > 0,
+            "computed {computed}, read {read}"
+        );
+    }
+
+    /// After a scripted fix, what was written is no longer known: the fingerprint is read.
+    #[test]
+    fn a_fix_forgets_what_was_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = fixture("loop-wordcount-test-point-fails");
+        let mut m = materialize(f, &dir.path().join("r")).unwrap();
+        let fingerprinter = Fingerprinter::open(&m.work_dir).unwrap();
+        assert!(m.fingerprint_as_written(&fingerprinter).is_some());
+        let trees = f.compose().unwrap();
+        m.apply_fix(f, 1, &trees.fixes[0].files).unwrap();
+        assert!(m.fingerprint_as_written(&fingerprinter).is_none());
     }
 
     fn git(dir: &Path, args: &[&str]) -> String {

@@ -376,7 +376,14 @@ fn rounds(
             base_ref: &cfg.base_ref,
             scratch_dir: scratch,
         };
-        let before = fingerprint(&fingerprinter);
+        // As materialized (round 1, no fix applied yet), what was written is known: only the
+        // fingerprint after the round reads the repository.
+        let before = match &fingerprinter {
+            Ok(f) => materialized
+                .fingerprint_as_written(f)
+                .unwrap_or_else(|| f.take()),
+            Err(e) => Err(e.clone()),
+        };
         let started = Instant::now();
         let run =
             catch_unwind(AssertUnwindSafe(|| pipeline.run_round(&input))).unwrap_or_else(|p| {
