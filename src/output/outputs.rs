@@ -71,23 +71,34 @@ pub fn write_all_with(dir: &Path, results: &mut RunResults, views: Option<&Views
     results.trials.check()?;
     results.fixtures.check()?;
     // The trial logs and the HTML trial view show every round's report: each reads one trial's
-    // back from the objects at a time (the record on disk keeps the references).
-    if let Some(views) = views {
-        trial_logs::write(dir, results, views)?;
-    }
+    // back from the objects at a time (the record on disk keeps the references). The four
+    // outputs below only read the run, and are written two at a time (each reads the spool on
+    // its own, by position).
     let linked = views.is_some();
-    atomic::write_atomic(
-        &dir.join("summary.md"),
-        summary::markdown(results).as_bytes(),
-    )?;
-    junit::write(&dir.join("junit.xml"), results, linked)?;
     let none = Views::new();
-    html::write(
-        &dir.join("report.html"),
-        results,
-        views.unwrap_or(&none),
-        linked,
-    )?;
+    let results = &*results;
+    let (logs_and_summary, junit_and_html) = rayon::join(
+        || -> Result<()> {
+            if let Some(views) = views {
+                trial_logs::write(dir, results, views)?;
+            }
+            atomic::write_atomic(
+                &dir.join("summary.md"),
+                summary::markdown(results).as_bytes(),
+            )
+        },
+        || -> Result<()> {
+            junit::write(&dir.join("junit.xml"), results, linked)?;
+            html::write(
+                &dir.join("report.html"),
+                results,
+                views.unwrap_or(&none),
+                linked,
+            )
+        },
+    );
+    logs_and_summary?;
+    junit_and_html?;
     // Likewise for the logs, the summary, junit.xml and report.html.
     results.trials.check()?;
     results.fixtures.check()
