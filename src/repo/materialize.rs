@@ -304,7 +304,7 @@ pub fn materialize_composed(
     let written = (!fixture.worktree && states.staged.is_none()).then(|| {
         let feature = format!("refs/heads/{FEATURE_BRANCH}");
         Written {
-            head: (feature.clone(), head_commit),
+            head: feature.clone(),
             refs: vec![
                 (feature, head_commit),
                 (format!("refs/heads/{BASE_BRANCH}"), base_commit),

@@ -378,12 +378,11 @@ fn rounds(
         };
         // As materialized (round 1, no fix applied yet), what was written is known: only the
         // fingerprint after the round reads the repository.
-        let before = match &fingerprinter {
-            Ok(f) => materialized
+        let before = fingerprinter.as_ref().map_err(Clone::clone).and_then(|f| {
+            materialized
                 .fingerprint_as_written(f)
-                .unwrap_or_else(|| f.take()),
-            Err(e) => Err(e.clone()),
-        };
+                .unwrap_or_else(|| f.take())
+        });
         let started = Instant::now();
         let run =
             catch_unwind(AssertUnwindSafe(|| pipeline.run_round(&input))).unwrap_or_else(|p| {
