@@ -368,7 +368,7 @@ impl CommandPipeline {
         }
         Ok(Isolation {
             contain: true,
-            sandbox: Some(sandbox),
+            sandbox: Some(sandbox.prepare()),
             no_network: self.no_network,
         })
     }
@@ -567,7 +567,7 @@ impl Pipeline for CommandPipeline {
                 setup = Err(e);
                 Isolation {
                     contain: true,
-                    sandbox: Some(Sandbox::default()),
+                    sandbox: Some(Sandbox::default().prepare()),
                     no_network: self.no_network,
                 }
             }

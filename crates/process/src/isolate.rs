@@ -12,8 +12,9 @@
 //! [`containment`] says so for the caller to print.
 
 use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use landlock::{
     path_beneath_rules, Access, AccessFs, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr,
@@ -168,9 +169,59 @@ pub fn landlock_abi() -> Option<i32> {
     })
 }
 
+/// A [`Sandbox`] made ready: its Landlock ruleset created once in the parent (each of its paths
+/// opened and added), for any number of commands to enforce. Opening the paths was two thirds of
+/// what starting a sandboxed command cost the harness; the verification loop prepares one per
+/// round, not one per command. Clones share the ruleset.
+#[derive(Debug, Clone)]
+pub struct PreparedSandbox {
+    /// The ruleset (`None` inside when the kernel has no Landlock: commands then only get
+    /// no-new-privileges), or why it could not be made.
+    ruleset: Arc<Result<Option<OwnedFd>, String>>,
+}
+
+impl Sandbox {
+    /// This sandbox made ready for commands ([`PreparedSandbox`]). A ruleset that could not be
+    /// made is every command's spawn error, not a panic.
+    pub fn prepare(&self) -> PreparedSandbox {
+        PreparedSandbox {
+            ruleset: Arc::new(ruleset(self).map(Option::<OwnedFd>::from)),
+        }
+    }
+}
+
+impl PreparedSandbox {
+    /// What the child enforces: the ruleset's descriptor (`None`: no Landlock here).
+    pub(crate) fn fd(&self) -> Result<Option<RawFd>, String> {
+        match &*self.ruleset {
+            Ok(fd) => Ok(fd.as_ref().map(AsRawFd::as_raw_fd)),
+            Err(e) => Err(e.clone()),
+        }
+    }
+}
+
+/// Enforces a prepared ruleset on the calling process: no-new-privileges, then the ruleset when
+/// there is one (as the landlock crate's `restrict_self` does). Only system calls: safe between
+/// fork (or vfork) and exec.
+///
+/// # Safety
+/// `ruleset` must be an open Landlock ruleset descriptor.
+pub(crate) unsafe fn restrict_self(ruleset: Option<RawFd>) -> io::Result<()> {
+    let (one, zero): (libc::c_ulong, libc::c_ulong) = (1, 0);
+    if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, one, zero, zero, zero) != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if let Some(fd) = ruleset {
+        if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
 /// The Landlock ruleset of a sandbox, created in the parent (opening each path); the child only
 /// enforces it.
-pub(crate) fn ruleset(sandbox: &Sandbox) -> Result<RulesetCreated, String> {
+fn ruleset(sandbox: &Sandbox) -> Result<RulesetCreated, String> {
     let all = AccessFs::from_all(LANDLOCK_ABI);
     let read = AccessFs::from_read(LANDLOCK_ABI);
     let existing = |paths: &[PathBuf]| -> Vec<PathBuf> {
@@ -190,11 +241,12 @@ pub(crate) struct ChildPlan {
     pub unshare: libc::c_int,
     /// `/proc/self/uid_map` and `gid_map` lines when a user namespace is made.
     pub maps: Option<(Vec<u8>, Vec<u8>)>,
-    pub ruleset: Option<RulesetCreated>,
+    /// The ruleset to enforce (`Some(None)`: a sandbox, and no Landlock in this kernel).
+    pub ruleset: Option<Option<RawFd>>,
 }
 
 impl ChildPlan {
-    pub fn new(contain: bool, no_network: bool, ruleset: Option<RulesetCreated>) -> ChildPlan {
+    pub fn new(contain: bool, no_network: bool, ruleset: Option<Option<RawFd>>) -> ChildPlan {
         let mut flags = 0;
         if contain && containment() == Containment::PidNamespace {
             flags |= libc::CLONE_NEWPID;
@@ -286,10 +338,8 @@ pub(crate) unsafe fn in_child(plan: &mut ChildPlan) -> io::Result<()> {
         }
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
     }
-    if let Some(ruleset) = plan.ruleset.take() {
-        ruleset
-            .restrict_self()
-            .map_err(|e| io::Error::other(e.to_string()))?;
+    if let Some(ruleset) = plan.ruleset {
+        restrict_self(ruleset)?;
     }
     Ok(())
 }

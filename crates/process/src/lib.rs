@@ -9,8 +9,8 @@ mod isolate;
 mod vfork;
 
 pub use isolate::{
-    containment, landlock_abi, network_isolation_available, real, Containment, Sandbox,
-    SYSTEM_DEVICES, SYSTEM_READ,
+    containment, landlock_abi, network_isolation_available, real, Containment, PreparedSandbox,
+    Sandbox, SYSTEM_DEVICES, SYSTEM_READ,
 };
 
 use std::collections::BTreeSet;
@@ -256,11 +256,7 @@ fn start(
     mut plan: isolate::ChildPlan,
 ) -> std::io::Result<Started> {
     if plan.unshare == 0 {
-        let ruleset = plan
-            .ruleset
-            .take()
-            .map(Option::<std::os::fd::OwnedFd>::from);
-        let child = vfork::spawn(program, args, spawn.env, spawn.cwd, ruleset)?;
+        let child = vfork::spawn(program, args, spawn.env, spawn.cwd, plan.ruleset)?;
         let pid = child.pid;
         return Ok(Started {
             pid,
@@ -313,8 +309,9 @@ pub struct Isolation {
     /// dies with it, `setsid` and double forks included. Off in [`run`] (the command then is an
     /// ordinary child: `$PPID` is its caller), on for external pipelines.
     pub contain: bool,
-    /// A Landlock filesystem sandbox; `None` runs the command with gatebench's own access.
-    pub sandbox: Option<Sandbox>,
+    /// A Landlock filesystem sandbox ([`Sandbox::prepare`]); `None` runs the command with
+    /// gatebench's own access.
+    pub sandbox: Option<PreparedSandbox>,
     /// An empty network namespace (loopback only, down).
     pub no_network: bool,
 }
@@ -341,7 +338,12 @@ pub fn run_isolated(spawn: &Spawn<'_>, isolation: &Isolation) -> ProcessRecord {
         record.spawn_error = Some("the command is empty".into());
         return record;
     };
-    let ruleset = match isolation.sandbox.as_ref().map(isolate::ruleset).transpose() {
+    let ruleset = match isolation
+        .sandbox
+        .as_ref()
+        .map(PreparedSandbox::fd)
+        .transpose()
+    {
         Ok(r) => r,
         Err(e) => {
             record.spawn_error = Some(e);
@@ -560,7 +562,7 @@ mod tests {
             write: vec![out.clone()],
         };
         let isolation = Isolation {
-            sandbox: Some(sandbox),
+            sandbox: Some(sandbox.prepare()),
             ..Isolation::default()
         };
         let r = sh(

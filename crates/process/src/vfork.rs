@@ -61,7 +61,7 @@ pub(crate) fn spawn(
     args: &[String],
     env: &[(String, String)],
     cwd: &Path,
-    ruleset: Option<Option<OwnedFd>>,
+    ruleset: Option<Option<libc::c_int>>,
 ) -> io::Result<Started> {
     let program = c_string(program.as_os_str().as_bytes())?;
     let mut strings = Vec::with_capacity(1 + args.len() + env.len());
@@ -92,9 +92,7 @@ pub(crate) fn spawn(
         stdin: stdin.as_raw_fd(),
         stdout: out_write.as_raw_fd(),
         stderr: err_write.as_raw_fd(),
-        ruleset: ruleset
-            .as_ref()
-            .map(|fd| fd.as_ref().map(AsRawFd::as_raw_fd)),
+        ruleset,
         error: 0,
     };
     // The child runs on a stack of its own in the parent's memory; it needs little (a few system
@@ -177,14 +175,8 @@ extern "C" fn child(plan: *mut libc::c_void) -> libc::c_int {
             return fail(plan);
         }
         if let Some(ruleset) = plan.ruleset {
-            let (one, zero): (libc::c_ulong, libc::c_ulong) = (1, 0);
-            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, one, zero, zero, zero) != 0 {
+            if crate::isolate::restrict_self(ruleset).is_err() {
                 return fail(plan);
-            }
-            if let Some(fd) = ruleset {
-                if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0) != 0 {
-                    return fail(plan);
-                }
             }
         }
         let mut empty: libc::sigset_t = std::mem::zeroed();

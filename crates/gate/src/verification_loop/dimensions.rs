@@ -2,7 +2,8 @@
 //! standards): running the repository's command under a time limit, and judging pass / warn /
 //! fail / blocked from its exit status and the error, warning and test-point lines it prints.
 
-use std::path::Path;
+use std::cell::{Cell, OnceCell};
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -51,14 +52,79 @@ impl DimensionOutcome {
     }
 }
 
-/// Where and how a command dimension runs.
-#[derive(Debug, Clone)]
+/// Where and how a round's command dimensions run.
+#[derive(Debug)]
 pub struct CommandContext<'a> {
     pub repo_dir: &'a Path,
     pub timeout: Duration,
     pub iteration: u32,
     /// Run each command in a Landlock sandbox (`GateOptions::sandbox_commands`).
     pub sandboxed: bool,
+    /// The round's sandbox, made at its first sandboxed command (`None` inside: no Landlock, or
+    /// no scratch folder could be made).
+    room: OnceCell<Option<Room>>,
+}
+
+impl<'a> CommandContext<'a> {
+    pub fn new(repo_dir: &'a Path, timeout: Duration, iteration: u32, sandboxed: bool) -> Self {
+        CommandContext {
+            repo_dir,
+            timeout,
+            iteration,
+            sandboxed,
+            room: OnceCell::new(),
+        }
+    }
+
+    /// The round's sandbox, made once; `None` when commands run unsandboxed.
+    fn room(&self) -> Option<&Room> {
+        self.room
+            .get_or_init(|| {
+                if !self.sandboxed || process::landlock_abi().is_none() {
+                    return None;
+                }
+                let scratch = tempfile::tempdir().ok()?;
+                let sandbox = command_sandbox(self.repo_dir, scratch.path()).prepare();
+                Some(Room {
+                    scratch,
+                    sandbox,
+                    commands: Cell::new(0),
+                })
+            })
+            .as_ref()
+    }
+}
+
+/// Where a round's sandboxed commands run: a scratch folder, and the sandbox (the repository and
+/// the scratch folder writable) prepared once for all of them. Each command gets an empty folder
+/// of its own in the scratch folder as its `HOME` and `TMPDIR`, removed when it ends.
+#[derive(Debug)]
+struct Room {
+    scratch: tempfile::TempDir,
+    sandbox: process::PreparedSandbox,
+    /// How many commands have run: the name of the next one's folder.
+    commands: Cell<u32>,
+}
+
+impl Room {
+    /// A new empty folder for the next command (the scratch folder itself if none can be made:
+    /// the command still runs sandboxed).
+    fn private_folder(&self) -> PathBuf {
+        let n = self.commands.get() + 1;
+        self.commands.set(n);
+        let folder = self.scratch.path().join(n.to_string());
+        match std::fs::create_dir(&folder) {
+            Ok(()) => folder,
+            Err(_) => self.scratch.path().to_path_buf(),
+        }
+    }
+
+    /// Removes what the command left in its folder.
+    fn command_ended(&self, folder: &Path) {
+        if folder != self.scratch.path() {
+            let _ = std::fs::remove_dir_all(folder);
+        }
+    }
 }
 
 /// The sandbox of a loop command: read system locations and the folders on `PATH` (except one
@@ -297,18 +363,14 @@ pub fn run_command_dimension(
         CommandSpec::Run { argv, text, line } => {
             let mut env = environment(step, ctx.iteration);
             // A sandboxed command gets a private HOME and TMPDIR, the only places besides the
-            // repository it may write.
-            let scratch = if ctx.sandboxed && process::landlock_abi().is_some() {
-                tempfile::tempdir().ok()
-            } else {
-                None
-            };
+            // repository (and the round's scratch folder they are in) it may write.
+            let room = ctx.room().map(|room| (room, room.private_folder()));
             let isolation = process::Isolation {
-                sandbox: scratch.as_ref().map(|s| {
+                sandbox: room.as_ref().map(|(room, private)| {
                     env.retain(|(k, _)| k != "HOME" && k != "TMPDIR");
-                    env.push(("HOME".into(), s.path().display().to_string()));
-                    env.push(("TMPDIR".into(), s.path().display().to_string()));
-                    command_sandbox(ctx.repo_dir, s.path())
+                    env.push(("HOME".into(), private.display().to_string()));
+                    env.push(("TMPDIR".into(), private.display().to_string()));
+                    room.sandbox.clone()
                 }),
                 ..process::Isolation::default()
             };
@@ -321,6 +383,9 @@ pub fn run_command_dimension(
                 },
                 &isolation,
             );
+            if let Some((room, private)) = &room {
+                room.command_ended(private);
+            }
             let declared = Declared {
                 text,
                 argv,
@@ -571,12 +636,7 @@ mod tests {
     }
 
     fn ctx(dir: &Path) -> CommandContext<'_> {
-        CommandContext {
-            repo_dir: dir,
-            timeout: Duration::from_secs(5),
-            iteration: 1,
-            sandboxed: false,
-        }
+        CommandContext::new(dir, Duration::from_secs(5), 1, false)
     }
 
     #[test]
@@ -645,23 +705,54 @@ mod tests {
             text: script,
             line: 1,
         };
-        let sandboxed = CommandContext {
-            repo_dir: repo.path(),
-            timeout: Duration::from_secs(10),
-            iteration: 1,
-            sandboxed: true,
-        };
+        let sandboxed = CommandContext::new(repo.path(), Duration::from_secs(10), 1, true);
         let out = run_command_dimension(Step::Build, &spec, &sandboxed);
         assert_eq!(out.status, DimensionStatus::Pass, "{}", out.summary);
         assert!(repo.path().join("out.txt").is_file());
         assert!(!outside.path().join("leak.txt").exists());
         // The same command unsandboxed reads the file (so the check above can fail).
-        let open = CommandContext {
-            sandboxed: false,
-            ..sandboxed
-        };
+        let open = CommandContext::new(repo.path(), Duration::from_secs(10), 1, false);
         let out = run_command_dimension(Step::Build, &spec, &open);
         assert_eq!(out.status, DimensionStatus::Fail, "{}", out.summary);
+    }
+
+    /// The commands of one round share one prepared sandbox, yet each starts with an empty
+    /// `HOME` and `TMPDIR` of its own, and what a command left there is gone when it ends.
+    #[test]
+    fn each_sandboxed_command_of_a_round_gets_an_empty_home_of_its_own() {
+        if process::landlock_abi().is_none() {
+            eprintln!("no Landlock on this kernel: nothing to check");
+            return;
+        }
+        let repo = tempfile::tempdir().unwrap();
+        // Fails (exit 3) when HOME holds anything, then leaves a file there and records where
+        // HOME was, in the repository.
+        let script =
+            "[ -z \"$(ls -A \"$HOME\")\" ] || exit 3; [ \"$HOME\" = \"$TMPDIR\" ] || exit 4; \
+             echo left > \"$HOME/mark\" || exit 5; echo \"$HOME\" >> homes.txt";
+        let spec = CommandSpec::Run {
+            argv: vec!["sh".into(), "-c".into(), script.into()],
+            text: script.into(),
+            line: 1,
+        };
+        let round = CommandContext::new(repo.path(), Duration::from_secs(10), 1, true);
+        for step in [Step::Build, Step::Test, Step::Standard] {
+            let out = run_command_dimension(step, &spec, &round);
+            assert_ne!(
+                out.status,
+                DimensionStatus::Fail,
+                "{step:?}: {}",
+                out.summary
+            );
+        }
+        let homes = std::fs::read_to_string(repo.path().join("homes.txt")).unwrap();
+        let homes: Vec<&str> = homes.lines().collect();
+        assert_eq!(homes.len(), 3, "{homes:?}");
+        let distinct: std::collections::BTreeSet<&&str> = homes.iter().collect();
+        assert_eq!(distinct.len(), 3, "{homes:?}");
+        for home in &homes {
+            assert!(!Path::new(home).exists(), "{home} was left behind");
+        }
     }
 
     #[test]
@@ -822,12 +913,7 @@ mod tests {
         let out = run_command_dimension(
             Step::Build,
             &spec,
-            &CommandContext {
-                repo_dir: dir.path(),
-                timeout: Duration::from_millis(300),
-                iteration: 1,
-                sandboxed: false,
-            },
+            &CommandContext::new(dir.path(), Duration::from_millis(300), 1, false),
         );
         assert_eq!(out.status, DimensionStatus::Blocked);
         assert!(out.summary.contains("timed out"), "{}", out.summary);

@@ -233,12 +233,12 @@ pub fn round(
     let mut skein_outcome = None;
     let mut loom_notes = None;
     let mut previous_v2 = None;
-    let ctx = CommandContext {
+    let ctx = CommandContext::new(
         repo_dir,
-        timeout: config.timeout,
+        config.timeout,
         iteration,
-        sandboxed: options.sandbox_commands,
-    };
+        options.sandbox_commands,
+    );
     for step in Step::DIMENSIONS {
         if !plan.contains(&step) {
             continue;
