@@ -731,6 +731,48 @@ mod tests {
         assert!(m.fingerprint_as_written(&fingerprinter).is_none());
     }
 
+    /// The gate's scope detection takes the work tree's changes against the index from the files
+    /// its view read where those settle them; for every bundled fixture, as materialized, after
+    /// the gate's first round (the loop's state written, its commands run) and after each
+    /// scripted fix, they are exactly libgit2's diff of the index to the work tree.
+    #[test]
+    fn the_scope_from_the_gates_snapshot_is_libgit2s_for_every_bundled_fixture() {
+        use gatebench_gate::{repo::RepoView, scope, GateOptions};
+        let dir = tempfile::tempdir().unwrap();
+        let (mut compared, mut changed, mut fell_back) = (0, 0, Vec::new());
+        let mut check = |work_dir: &Path, what: &str| {
+            let view = RepoView::open(work_dir, "main").unwrap();
+            let by_libgit2 = scope::unstaged_by_libgit2(&view).unwrap();
+            match scope::unstaged_from_snapshot(&view) {
+                Some(from_snapshot) => {
+                    assert_eq!(from_snapshot.unwrap(), by_libgit2, "{what}");
+                    compared += 1;
+                    changed += usize::from(!by_libgit2.is_empty());
+                }
+                None => fell_back.push(what.to_owned()),
+            }
+        };
+        for f in &corpus().fixtures {
+            let mut m = materialize(f, &dir.path().join(&f.id)).unwrap();
+            check(&m.work_dir, &format!("{} as materialized", f.id));
+            gatebench_gate::run_gate(&m.work_dir, &GateOptions::default());
+            check(&m.work_dir, &format!("{} after a round", f.id));
+            let trees = f.compose().unwrap();
+            for (number, fix) in trees.fixes.iter().enumerate() {
+                m.apply_fix(f, number as u32 + 1, &fix.files).unwrap();
+                check(&m.work_dir, &format!("{} after fix {}", f.id, number + 1));
+            }
+        }
+        // Nearly every state is compared, a good share of them with changes in the work tree;
+        // what falls back is named.
+        assert!(compared > 200, "compared {compared}");
+        assert!(
+            changed > 10,
+            "{changed} of {compared} had work-tree changes"
+        );
+        assert!(fell_back.len() < 10, "fell back: {fell_back:?}");
+    }
+
     fn git(dir: &Path, args: &[&str]) -> String {
         let out = Command::new("git")
             .args(args)

@@ -119,27 +119,26 @@ pub fn scope_of(repo: &RepoView, base_ref: &str) -> Scope {
 
 /// `scope_of` with an explicit mode (`gatebench gate --scope`).
 pub fn scope_in_mode(repo: &RepoView, base_ref: &str, mode: Option<ScopeMode>) -> Scope {
-    let detected = scope::detect(repo.git(), repo.workdir(), &repo.merge_base, mode)
-        .unwrap_or_else(|_| {
-            // git could not diff (should not happen once RepoView opened): the work tree against the
-            // merge base, as a branch scope without line ranges.
-            DetectedScope {
-                mode: ScopeMode::Branch,
-                included: repo
-                    .changes
-                    .iter()
-                    .map(|change| ScopeFile {
-                        path: change.path.clone(),
-                        status: change.status.as_str().to_owned(),
-                        lines: Vec::new(),
-                    })
-                    .collect(),
-                excluded: vec![ExcludedFile {
-                    path: "ALL_OTHER_FILES".to_owned(),
-                    reason: "outside selected scope".to_owned(),
-                }],
-            }
-        });
+    let detected = scope::detect(repo, mode).unwrap_or_else(|_| {
+        // git could not diff (should not happen once RepoView opened): the work tree against the
+        // merge base, as a branch scope without line ranges.
+        DetectedScope {
+            mode: ScopeMode::Branch,
+            included: repo
+                .changes
+                .iter()
+                .map(|change| ScopeFile {
+                    path: change.path.clone(),
+                    status: change.status.as_str().to_owned(),
+                    lines: Vec::new(),
+                })
+                .collect(),
+            excluded: vec![ExcludedFile {
+                path: "ALL_OTHER_FILES".to_owned(),
+                reason: "outside selected scope".to_owned(),
+            }],
+        }
+    });
     Scope {
         depth: "light".to_owned(),
         mode: detected.mode.as_str().to_owned(),

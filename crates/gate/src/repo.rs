@@ -77,7 +77,14 @@ pub struct RepoView {
     /// Every file of the work tree view (tracked, and untracked unless ignored) with its bytes as
     /// they were when the view was read: the gate judges one snapshot (`changes` and
     /// `source_tree` were computed from these bytes), and reads each file from the disk once.
-    contents: BTreeMap<String, Vec<u8>>,
+    contents: BTreeMap<String, Snapped>,
+    /// The files of the loop's state folder the walk found (never judged, and read from the disk
+    /// by [`read`](Self::read)): kept for scope detection, to which they are changes like any.
+    loop_state: BTreeMap<String, Snapped>,
+    /// Whether the walk found only what [`snapshot`](Self::snapshot) promises: regular files and
+    /// folders with UTF-8 names, no symlink, no special file, no nested repository and no
+    /// `.gitattributes` anywhere it looked.
+    plain: bool,
     /// The repository as opened for the view: scope detection diffs through it, so the index is
     /// read and the objects the view read are cached once per view.
     git: Repository,
@@ -151,8 +158,11 @@ impl RepoView {
         let mut head_files = tree_blobs(&repo, head).map_err(&unreadable)?;
         head_files.retain(|path, _| !gittree::in_loop_state(path));
         let tracked = index_paths(&repo).map_err(&unreadable)?;
-        let mut files = work_tree_files(&repo, &workdir, &tracked).map_err(&unreadable)?;
-        files.retain(|path, _| !gittree::in_loop_state(path));
+        let walked = work_tree_files(&repo, &workdir, &tracked).map_err(&unreadable)?;
+        let (loop_state, files): (BTreeMap<_, _>, BTreeMap<_, _>) = walked
+            .files
+            .into_iter()
+            .partition(|(path, _)| gittree::in_loop_state(path));
         let linked_worktree = is_linked_worktree(&repo);
         let branch = repo
             .head()
@@ -184,13 +194,13 @@ impl RepoView {
         committed_changes.sort_by(|a, b| a.path.cmp(&b.path));
 
         let mut changes = Vec::new();
-        for (path, content) in &files {
+        for (path, file) in &files {
             match base_files.get(path) {
                 None => changes.push(Change {
                     path: path.clone(),
                     status: ChangeStatus::Added,
                 }),
-                Some(blob) if *blob != gittree::blob_id(content) => changes.push(Change {
+                Some(blob) if *blob != file.id => changes.push(Change {
                     path: path.clone(),
                     status: ChangeStatus::Modified,
                 }),
@@ -219,10 +229,11 @@ impl RepoView {
             }
         }
 
-        // Each file hashed once: the source tree id and the diff are both built from blob ids.
+        // Each file hashed once, as it was read: the changes, the source tree id, the diff and
+        // scope detection are all built from its blob id.
         let current_blobs: Vec<(&str, Oid)> = files
             .iter()
-            .map(|(path, content)| (path.as_str(), gittree::blob_id(content)))
+            .map(|(path, file)| (path.as_str(), file.id))
             .collect();
         let source_tree =
             gittree::source_tree_id_of_blobs(current_blobs.iter().copied()).to_string();
@@ -243,7 +254,27 @@ impl RepoView {
             branch,
             base_contents,
             contents: files,
+            loop_state,
+            plain: walked.plain,
             git: repo,
+        })
+    }
+
+    /// The work tree as the view read it, loop state folder included, for scope detection's diff
+    /// of the index to the work tree: `None` unless the walk found only regular files and folders
+    /// with UTF-8 names (no symlink, special file, nested repository or `.gitattributes`), the
+    /// only kind of tree whose diff the file's bytes and executable bit settle alone.
+    pub fn snapshot(&self) -> Option<impl Iterator<Item = SnapshotFile<'_>>> {
+        self.plain.then(|| {
+            self.contents
+                .iter()
+                .chain(&self.loop_state)
+                .map(|(path, file)| SnapshotFile {
+                    path,
+                    bytes: &file.bytes,
+                    id: file.id,
+                    executable: file.executable,
+                })
         })
     }
 
@@ -275,8 +306,8 @@ impl RepoView {
     /// view's snapshot for a file of [`files`](Self::files), from the disk for any other (an
     /// ignored file, the loop's state folder).
     pub fn read(&self, path: &str) -> Option<Vec<u8>> {
-        if let Some(bytes) = self.contents.get(path) {
-            return Some(bytes.clone());
+        if let Some(file) = self.contents.get(path) {
+            return Some(file.bytes.clone());
         }
         let full = self.resolve(path)?;
         if !full.is_file() {
@@ -386,14 +417,44 @@ fn index_paths(repo: &Repository) -> Result<BTreeSet<String>, String> {
         .collect())
 }
 
+/// A file of the work tree as the view read it.
+struct Snapped {
+    bytes: Vec<u8>,
+    /// Its git blob id.
+    id: Oid,
+    /// Whether its owner may execute it (git's `100755`).
+    executable: bool,
+}
+
+/// A file of [`RepoView::snapshot`].
+#[derive(Debug, Clone, Copy)]
+pub struct SnapshotFile<'a> {
+    pub path: &'a str,
+    pub bytes: &'a [u8],
+    /// Its git blob id.
+    pub id: Oid,
+    /// Whether its owner may execute it (git's `100755`).
+    pub executable: bool,
+}
+
+/// What a walk of the work tree found.
+struct Walked {
+    files: BTreeMap<String, Snapped>,
+    /// No symlink, special file, nested `.git`, non-UTF-8 name or `.gitattributes` was seen.
+    plain: bool,
+}
+
 /// Every file of the work tree that git would see: tracked files and untracked files that no
 /// ignore rule matches, without `.git`.
 fn work_tree_files(
     repo: &Repository,
     workdir: &Path,
     tracked: &BTreeSet<String>,
-) -> Result<BTreeMap<String, Vec<u8>>, String> {
+) -> Result<Walked, String> {
+    use std::io::Read;
+    use std::os::unix::fs::PermissionsExt;
     let mut files = BTreeMap::new();
+    let mut plain = true;
     let mut pending = vec![(workdir.to_path_buf(), String::new())];
     while let Some((dir, prefix)) = pending.pop() {
         let entries = fs::read_dir(&dir)
@@ -402,15 +463,21 @@ fn work_tree_files(
             let entry =
                 entry.map_err(|error| format!("failed to list {}: {error}", dir.display()))?;
             let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                plain = false;
                 continue;
             };
             if name == ".git" {
+                // Below the top, a nested repository: git lists it as one entry.
+                plain &= prefix.is_empty();
                 continue;
             }
+            // An attributes file may filter what git hashes, ignored or not.
+            plain &= name != ".gitattributes";
             let path = format!("{prefix}{name}");
             let file_type = entry
                 .file_type()
                 .map_err(|error| format!("failed to stat {path}: {error}"))?;
+            plain &= file_type.is_dir() || file_type.is_file();
             // Tracked paths are never ignored: libgit2's ignore lookup (a tenth of a Loom
             // trial's CPU when asked of every path) is only asked about the others.
             let ignored = || repo.is_path_ignored(&path).unwrap_or(false);
@@ -427,12 +494,30 @@ fn work_tree_files(
                 let full = entry.path();
                 // The listing's type says a regular file is one; a symlink is followed.
                 if file_type.is_file() || full.is_file() {
-                    let content = fs::read(&full)
-                        .map_err(|error| format!("failed to read {path}: {error}"))?;
-                    files.insert(path, content);
+                    // As `fs::read` reads it (open, the size, the bytes), the mode kept. Through
+                    // `take`: `File::read_to_end` would ask for the size and position again.
+                    let unreadable =
+                        |error: std::io::Error| format!("failed to read {path}: {error}");
+                    let mut file = fs::File::open(&full).map_err(unreadable)?;
+                    let meta = file.metadata().map_err(unreadable)?;
+                    let mut bytes = Vec::with_capacity(meta.len() as usize);
+                    (&mut file)
+                        .take(u64::MAX)
+                        .read_to_end(&mut bytes)
+                        .map_err(unreadable)?;
+                    let id = gittree::blob_id(&bytes);
+                    let executable = meta.permissions().mode() & 0o100 != 0;
+                    files.insert(
+                        path,
+                        Snapped {
+                            bytes,
+                            id,
+                            executable,
+                        },
+                    );
                 }
             }
         }
     }
-    Ok(files)
+    Ok(Walked { files, plain })
 }

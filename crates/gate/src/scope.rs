@@ -10,6 +10,8 @@ use git2::{Delta, Diff, DiffDelta, DiffOptions, FileMode, Oid, Patch, Repository
 use gatebench_gittree as gittree;
 use gatebench_report::{ExcludedFile, ScopeFile};
 
+use crate::repo::{RepoView, SnapshotFile};
+
 /// Which changes a run verifies (seed 001, `--scope`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ScopeMode {
@@ -53,70 +55,45 @@ pub struct DetectedScope {
 }
 
 /// One changed file of one of the three change sets, with the new side's changed line ranges.
-type ChangeSet = BTreeMap<String, (String, Vec<String>)>;
+pub type ChangeSet = BTreeMap<String, (String, Vec<String>)>;
 
-/// Detects the scope of the repository at `workdir` against `merge_base`: the `requested` mode,
-/// else staged when the index differs from HEAD, else unstaged when the work tree differs from the
-/// index (untracked files count), else branch. `Err` says what git could not read.
+/// Detects the scope of the repository `view` read against its merge base: the `requested`
+/// mode, else staged when the index differs from HEAD, else unstaged when the work tree differs
+/// from the index (untracked files count), else branch. `Err` says what git could not read.
 ///
-/// `repo` is the repository already open for the gate's view: its index and the objects the view
-/// read are not read again.
-pub fn detect(
-    repo: &Repository,
-    workdir: &Path,
-    merge_base: &str,
-    requested: Option<ScopeMode>,
-) -> Result<DetectedScope, String> {
+/// The work tree's changes against the index come from the files the view read
+/// ([`unstaged_from_snapshot`]) where those settle them, else from libgit2's diff; the repository
+/// is the one open for the view, so its index and the objects it read are not read again.
+pub fn detect(view: &RepoView, requested: Option<ScopeMode>) -> Result<DetectedScope, String> {
+    let (repo, workdir) = (view.git(), view.workdir());
     let head_tree = repo
         .head()
         .and_then(|head| head.peel_to_tree())
         .map_err(|e| e.message().to_owned())?;
-    let base_tree = Oid::from_str(merge_base)
+    let base_tree = Oid::from_str(&view.merge_base)
         .and_then(|oid| repo.find_commit(oid))
         .and_then(|commit| commit.tree())
         .map_err(|e| e.message().to_owned())?;
-    let options = || {
-        let mut options = DiffOptions::new();
-        options.context_lines(0);
-        options
-    };
     let staged = changed_between_blobs(
         repo,
         workdir,
         &repo
-            .diff_tree_to_index(Some(&head_tree), None, Some(&mut options()))
+            .diff_tree_to_index(Some(&head_tree), None, Some(&mut zero_context()))
             .map_err(|e| e.message().to_owned())?,
     )?;
-    // One walk of the work tree for both: the tracked files' changes and the untracked files
-    // that no ignore rule matches (a separate `git status` walked it again).
-    let workdir_diff = repo
-        .diff_index_to_workdir(
-            None,
-            Some(
-                options()
-                    .include_untracked(true)
-                    .recurse_untracked_dirs(true)
-                    .include_ignored(false),
-            ),
-        )
-        .map_err(|e| e.message().to_owned())?;
-    let untracked: Vec<String> = workdir_diff
-        .deltas()
-        .filter(|delta| delta.status() == Delta::Untracked)
-        .filter_map(|delta| delta.new_file().path()?.to_str().map(str::to_owned))
-        .collect();
-    let mut unstaged = changed(&workdir_diff)?;
-    for path in untracked {
-        let lines = std::fs::read(workdir.join(&path))
-            .map(|bytes| whole_file(&bytes))
-            .unwrap_or_default();
-        unstaged.insert(path, ("added".to_owned(), lines));
-    }
+    let unstaged = match unstaged_from_snapshot(view) {
+        Some(unstaged) => unstaged?,
+        None => unstaged_by_libgit2(view)?,
+    };
     let branch = changed_between_blobs(
         repo,
         workdir,
         &repo
-            .diff_tree_to_tree(Some(&base_tree), Some(&head_tree), Some(&mut options()))
+            .diff_tree_to_tree(
+                Some(&base_tree),
+                Some(&head_tree),
+                Some(&mut zero_context()),
+            )
             .map_err(|e| e.message().to_owned())?,
     )?;
     let mode = requested.unwrap_or(if !staged.is_empty() {
@@ -166,6 +143,164 @@ pub fn detect(
         included,
         excluded,
     })
+}
+
+fn zero_context() -> DiffOptions {
+    let mut options = DiffOptions::new();
+    options.context_lines(0);
+    options
+}
+
+/// The work tree's changes against the index (untracked files added, ignored ones not) from
+/// libgit2's diff, which walks the work tree: one walk for both the tracked files' changes and
+/// the untracked files (a separate `git status` walked it again). The reference
+/// [`unstaged_from_snapshot`] is tested against, and what it falls back to.
+pub fn unstaged_by_libgit2(view: &RepoView) -> Result<ChangeSet, String> {
+    let (repo, workdir) = (view.git(), view.workdir());
+    let workdir_diff = repo
+        .diff_index_to_workdir(
+            None,
+            Some(
+                zero_context()
+                    .include_untracked(true)
+                    .recurse_untracked_dirs(true)
+                    .include_ignored(false),
+            ),
+        )
+        .map_err(|e| e.message().to_owned())?;
+    let untracked: Vec<String> = workdir_diff
+        .deltas()
+        .filter(|delta| delta.status() == Delta::Untracked)
+        .filter_map(|delta| delta.new_file().path()?.to_str().map(str::to_owned))
+        .collect();
+    let mut unstaged = changed(&workdir_diff)?;
+    for path in untracked {
+        let lines = std::fs::read(workdir.join(&path))
+            .map(|bytes| whole_file(&bytes))
+            .unwrap_or_default();
+        unstaged.insert(path, ("added".to_owned(), lines));
+    }
+    Ok(unstaged)
+}
+
+/// The work tree's changes against the index, as [`unstaged_by_libgit2`] finds them, from the
+/// files the view read (their blob ids, executable bits and bytes) and the index's entries,
+/// without walking the work tree again. `None` where those do not settle what libgit2 would
+/// say, and its diff must be taken:
+/// - the walk found a symlink, a special file, a nested repository, a name that is not UTF-8 or
+///   a `.gitattributes` ([`RepoView::snapshot`]);
+/// - an index entry is not a plain file at stage 0 (a conflict, a submodule, a symlink, an
+///   intent-to-add, skip-worktree or assume-unchanged entry), or is an attributes file;
+/// - an attributes file outside the work tree could apply ([`attributes_outside_trees`]);
+/// - the configuration makes git filter or compare files otherwise (`core.autocrlf`,
+///   `core.eol`, `core.filemode` off, `core.ignorecase` on).
+///
+/// Unfiltered, a tracked file changed when its bytes' blob id or its executable bit differs from
+/// its entry's (libgit2 trusts a matching stat cache; the bytes are read anyway here), and its
+/// hunks are the patch of the entry's blob and the bytes, as [`changed_between_blobs`] takes
+/// them. The test that every bundled fixture's scope is the same both ways is in the harness
+/// (`src/repo/materialize.rs`).
+pub fn unstaged_from_snapshot(view: &RepoView) -> Option<Result<ChangeSet, String>> {
+    const INTENT_TO_ADD: u16 = 1 << 13;
+    const SKIP_WORKTREE: u16 = 1 << 14;
+    const ASSUME_VALID: u16 = 0x8000;
+    let snapshot: BTreeMap<&str, SnapshotFile<'_>> =
+        view.snapshot()?.map(|file| (file.path, file)).collect();
+    let repo = view.git();
+    let index = repo.index().ok()?;
+    let mut entries = Vec::with_capacity(index.len());
+    for entry in index.iter() {
+        let stage = (entry.flags >> 12) & 0x3;
+        let executable = match entry.mode {
+            0o100644 => false,
+            0o100755 => true,
+            _ => return None,
+        };
+        if stage != 0
+            || entry.flags & ASSUME_VALID != 0
+            || entry.flags_extended & (INTENT_TO_ADD | SKIP_WORKTREE) != 0
+        {
+            return None;
+        }
+        let path = String::from_utf8(entry.path).ok()?;
+        if path == ".gitattributes" || path.ends_with("/.gitattributes") {
+            return None;
+        }
+        entries.push((path, entry.id, executable));
+    }
+    if attributes_outside_trees(repo) || config_may_filter(repo) {
+        return None;
+    }
+    let mut files = ChangeSet::new();
+    for (path, id, executable) in &entries {
+        let Some(file) = snapshot.get(path.as_str()) else {
+            files.insert(path.clone(), ("deleted".to_owned(), Vec::new()));
+            continue;
+        };
+        if file.id == *id && file.executable == *executable {
+            continue;
+        }
+        let mut lines = Vec::new();
+        if file.id != *id {
+            let hunks = repo
+                .find_blob(*id)
+                .map_err(|e| e.message().to_owned())
+                .and_then(|blob| hunks_of(blob.content(), file.bytes));
+            match hunks {
+                Ok(hunks) => lines = hunks,
+                Err(error) => return Some(Err(error)),
+            }
+        }
+        files.insert(path.clone(), ("modified".to_owned(), lines));
+    }
+    let tracked: std::collections::HashSet<&str> =
+        entries.iter().map(|(path, _, _)| path.as_str()).collect();
+    for (path, file) in snapshot {
+        if !tracked.contains(path) {
+            files.insert(
+                path.to_owned(),
+                ("added".to_owned(), whole_file(file.bytes)),
+            );
+        }
+    }
+    Some(Ok(files))
+}
+
+/// Whether the repository's configuration makes git filter what it hashes, or compare work-tree
+/// files otherwise than by bytes and executable bit. A value git would not parse counts as yes.
+fn config_may_filter(repo: &Repository) -> bool {
+    let Ok(config) = repo.config() else {
+        return true;
+    };
+    let value = |key: &str| config.get_string(key).ok();
+    let is = |key: &str, want: bool| {
+        value(key).is_some_and(|value| {
+            let value = value.to_ascii_lowercase();
+            let truthy = ["true", "yes", "on", "1"].contains(&value.as_str());
+            let falsy = ["false", "no", "off", "0", ""].contains(&value.as_str());
+            if want {
+                !falsy
+            } else {
+                !truthy
+            }
+        })
+    };
+    is("core.autocrlf", true)
+        || value("core.eol").is_some()
+        || is("core.filemode", false)
+        || is("core.ignorecase", true)
+}
+
+/// The new side's changed line ranges of a patch of two buffers (zero lines of context).
+fn hunks_of(old: &[u8], new: &[u8]) -> Result<Vec<String>, String> {
+    let patch = Patch::from_buffers(old, None, new, None, Some(&mut zero_context()))
+        .map_err(|e| e.message().to_owned())?;
+    let mut lines = Vec::new();
+    for index in 0..patch.num_hunks() {
+        let (hunk, _) = patch.hunk(index).map_err(|e| e.message().to_owned())?;
+        push_range(&mut lines, hunk.new_start(), hunk.new_lines());
+    }
+    Ok(lines)
 }
 
 /// The files a diff changes, with their status and no line ranges yet.
@@ -252,23 +387,13 @@ fn changed_between_blobs(
                 continue;
             }
         }
-        let mut options = DiffOptions::new();
-        options.context_lines(0);
         // From the blobs' bytes, not the blobs: a patch of blobs knows their repository and looks
         // up the attribute it is meant to skip (measured: 39,000 `readlink` more over the Loom
         // scenario).
-        let patch = Patch::from_buffers(
+        lines.extend(hunks_of(
             old.as_ref().map_or(&[][..], |blob| blob.content()),
-            None,
             new.as_ref().map_or(&[][..], |blob| blob.content()),
-            None,
-            Some(&mut options),
-        )
-        .map_err(|e| e.message().to_owned())?;
-        for index in 0..patch.num_hunks() {
-            let (hunk, _) = patch.hunk(index).map_err(|e| e.message().to_owned())?;
-            push_range(lines, hunk.new_start(), hunk.new_lines());
-        }
+        )?);
     }
     Ok(files)
 }
@@ -308,6 +433,14 @@ fn attributes_may_apply(repo: &Repository, workdir: &Path, diff: &Diff<'_>) -> b
             .iter()
             .any(|entry| entry.path == NAME.as_bytes() || entry.path.ends_with(b"/.gitattributes"))
     });
+    indexed || attributes_outside_trees(repo)
+}
+
+/// Whether an attributes file that is in neither the work tree nor the index could apply:
+/// `info/attributes`, `core.attributesFile`, or the XDG or system default file (looked for even
+/// where libgit2 is told not to read them).
+fn attributes_outside_trees(repo: &Repository) -> bool {
+    let exists = |path: &Path| path.symlink_metadata().is_ok();
     let configured = repo.config().map_or(true, |config| {
         config.get_path("core.attributesfile").is_ok()
     });
@@ -316,8 +449,7 @@ fn attributes_may_apply(repo: &Repository, workdir: &Path, diff: &Diff<'_>) -> b
         .map(std::path::PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".config")))
         .map(|dir| dir.join("git").join("attributes"));
-    indexed
-        || configured
+    configured
         || exists(&repo.path().join("info").join("attributes"))
         || exists(&repo.commondir().join("info").join("attributes"))
         || xdg.is_some_and(|file| exists(&file))
@@ -513,5 +645,137 @@ mod tests {
         assert!(attributes_may_apply(&repo, built.path(), &diff));
         let files = changed_between_blobs(&repo, built.path(), &diff).unwrap();
         assert_eq!(files["README.md"], ("modified".to_owned(), Vec::new()));
+    }
+
+    /// The work tree's changes both ways: from the view's snapshot (`None` when it falls back)
+    /// and from libgit2's diff.
+    fn unstaged_both_ways(built: &crate::testutil::TestRepo) -> (Option<ChangeSet>, ChangeSet) {
+        let view = RepoView::open(built.path(), "main").unwrap();
+        let from_snapshot = unstaged_from_snapshot(&view).map(Result::unwrap);
+        (from_snapshot, unstaged_by_libgit2(&view).unwrap())
+    }
+
+    fn set_executable(path: &Path, executable: bool) {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = if executable { 0o755 } else { 0o644 };
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    #[test]
+    fn the_snapshots_unstaged_changes_are_libgit2s() {
+        let built = Golden::new().build();
+        built.commit(&[
+            (".gitignore", "build/\n*.log\n"),
+            ("docs/gone.md", "going\n"),
+            ("build/kept.txt", "tracked inside an ignored folder\n"),
+            ("data.bin", "a\0b\n"),
+        ]);
+        built.commit(&[("tools/mode.sh", "echo mode\n")]);
+        set_executable(&built.path().join("tools/mode.sh"), true);
+        let repo = Repository::open(built.path()).unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("tools/mode.sh")).unwrap();
+        index.write().unwrap();
+        // Nothing changed yet: both empty.
+        assert_eq!(
+            unstaged_both_ways(&built),
+            (Some(ChangeSet::new()), ChangeSet::new())
+        );
+
+        built.write("README.md", "inserted\n# subscriptions\n");
+        built.delete("docs/gone.md");
+        built.write("notes/todo.md", "one\ntwo\n");
+        built.write("build/kept.txt", "changed\n");
+        built.write("build/out.txt", "ignored\n");
+        built.write("app.log", "ignored\n");
+        built.write("data.bin", "a\0c\n");
+        set_executable(&built.path().join("tools/mode.sh"), false);
+        let (from_snapshot, by_libgit2) = unstaged_both_ways(&built);
+        assert_eq!(from_snapshot.as_ref(), Some(&by_libgit2));
+        let entry = |status: &str, lines: &[&str]| {
+            (
+                status.to_owned(),
+                lines
+                    .iter()
+                    .map(|line| line.to_string())
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let expected: ChangeSet = [
+            ("README.md", entry("modified", &["1"])),
+            ("build/kept.txt", entry("modified", &["1"])),
+            // Binary: no line ranges.
+            ("data.bin", entry("modified", &[])),
+            ("docs/gone.md", entry("deleted", &[])),
+            ("notes/todo.md", entry("added", &["1-2"])),
+            // Only its executable bit changed.
+            ("tools/mode.sh", entry("modified", &[])),
+        ]
+        .into_iter()
+        .map(|(path, change)| (path.to_owned(), change))
+        .collect();
+        assert_eq!(by_libgit2, expected);
+    }
+
+    #[test]
+    fn what_the_snapshot_cannot_settle_falls_back_to_libgit2() {
+        type Setup = fn(&crate::testutil::TestRepo);
+        let cases: [(&str, Setup); 7] = [
+            ("a symlink", |built| {
+                std::os::unix::fs::symlink("README.md", built.path().join("link.md")).unwrap();
+            }),
+            ("an untracked attributes file", |built| {
+                built.write("docs/.gitattributes", "*.md text eol=crlf\n");
+            }),
+            ("a nested repository", |built| {
+                Repository::init(built.path().join("vendor/lib")).unwrap();
+                built.write("vendor/lib/a.txt", "a\n");
+            }),
+            ("core.autocrlf", |built| {
+                let repo = Repository::open(built.path()).unwrap();
+                repo.config()
+                    .unwrap()
+                    .set_str("core.autocrlf", "input")
+                    .unwrap();
+            }),
+            ("core.filemode off", |built| {
+                let repo = Repository::open(built.path()).unwrap();
+                repo.config()
+                    .unwrap()
+                    .set_bool("core.filemode", false)
+                    .unwrap();
+            }),
+            ("a conflict in the index", |built| {
+                let repo = Repository::open(built.path()).unwrap();
+                let mut index = repo.index().unwrap();
+                let mut entry = index.get_path(Path::new("README.md"), 0).unwrap();
+                index.remove_path(Path::new("README.md")).unwrap();
+                for stage in 1..=3u16 {
+                    entry.flags = (entry.flags & !0x3000) | (stage << 12);
+                    index.add(&entry).unwrap();
+                }
+                index.write().unwrap();
+            }),
+            ("an intent-to-add entry", |built| {
+                let repo = Repository::open(built.path()).unwrap();
+                let mut index = repo.index().unwrap();
+                let mut entry = index.get_path(Path::new("README.md"), 0).unwrap();
+                entry.flags |= 0x4000;
+                entry.flags_extended |= 1 << 13;
+                index.add(&entry).unwrap();
+                index.write().unwrap();
+            }),
+        ];
+        for (what, setup) in cases {
+            let built = Golden::new().build();
+            built.write("README.md", "changed\n");
+            setup(&built);
+            let (from_snapshot, by_libgit2) = unstaged_both_ways(&built);
+            assert_eq!(from_snapshot, None, "{what}");
+            // Scope detection still answers, through libgit2.
+            let view = RepoView::open(built.path(), "main").unwrap();
+            assert!(detect(&view, None).is_ok(), "{what}");
+            assert!(!by_libgit2.is_empty(), "{what}");
+        }
     }
 }

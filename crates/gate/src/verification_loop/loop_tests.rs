@@ -491,6 +491,42 @@ fn the_state_file_is_neither_source_nor_change_even_when_not_ignored() {
 }
 
 #[test]
+fn the_rounds_scope_is_the_work_tree_as_the_round_began() {
+    let mut lp = Loop::new();
+    // The build leaves an output nothing ignores: a change, but one the round itself made.
+    lp.script(
+        "build",
+        Step::Build,
+        "mkdir -p out && echo built > out/log.txt\n",
+    );
+    let repo = lp.build();
+    let report = round(&repo);
+    assert!(repo.path().join("out/log.txt").is_file());
+    // Nothing was staged or unstaged when the round began: the branch is the scope, and the
+    // build's output is neither in it nor excluded from it.
+    assert_eq!(report.scope.mode, "branch", "{}", describe(&report));
+    assert!(report
+        .scope
+        .included_files
+        .iter()
+        .chain(report.scope.files.iter())
+        .any(|f| f.path == "src/subscription/cancel.py"));
+    let named = |path: &str| {
+        report.scope.included_files.iter().any(|f| f.path == path)
+            || report.scope.excluded_files.iter().any(|f| f.path == path)
+    };
+    assert!(!named("out/log.txt"));
+    // The next round begins with it in the work tree: unstaged, and so the scope.
+    let next = round(&repo);
+    assert_eq!(next.scope.mode, "unstaged", "{}", describe(&next));
+    assert!(next
+        .scope
+        .included_files
+        .iter()
+        .any(|f| f.path == "out/log.txt"));
+}
+
+#[test]
 fn an_unreadable_state_file_blocks_with_a_finding_and_runs_nothing() {
     let mut lp = Loop::new();
     let repo = lp.build();
