@@ -2,7 +2,7 @@
 //! deterministically: fixed author, committer and times, so that a fixture gives the same commit
 //! and tree ids on every run and every machine.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use git2::{IndexEntry, IndexTime, ObjectType, Oid, Repository};
@@ -37,6 +37,8 @@ pub struct Materialized {
     /// The files in the work tree now, as filled, and as the fixture wrote them.
     current: Files,
     current_raw: Files,
+    /// The objects gatebench's packs hold: a fix's pack leaves them out.
+    packed: HashSet<Oid>,
 }
 
 /// The bytes of a commit object as gatebench makes every commit: author and committer
@@ -78,8 +80,8 @@ struct Stored<'a> {
     blobs: Vec<(&'a str, Oid)>,
 }
 
-/// Stores `files` as blobs and trees through `store` (the pack being built, or a repository's
-/// object database), which returns each object's id.
+/// Stores `files` as blobs and trees through `store` (the pack being built, or a fix's pack of
+/// the objects no pack holds yet), which returns each object's id.
 fn store_tree<'a>(
     files: &'a Files,
     store: &mut dyn FnMut(ObjectType, &[u8]) -> Result<Oid>,
@@ -98,17 +100,6 @@ fn store_tree<'a>(
 fn pack_tree<'a>(pack: &mut Pack, files: &'a Files) -> Stored<'a> {
     let stored = store_tree(files, &mut |kind, bytes| Ok(pack.insert(kind, bytes)));
     stored.expect("adding to a pack in memory cannot fail")
-}
-
-/// Writes `files` into `repo`'s object database.
-fn write_tree<'a>(repo: &Repository, files: &'a Files) -> Result<Stored<'a>> {
-    let odb = repo
-        .odb()
-        .map_err(|e| Error::git("open the object database", e))?;
-    store_tree(files, &mut |kind, bytes| {
-        odb.write(kind, bytes)
-            .map_err(|e| Error::git(format!("write a {kind}"), e))
-    })
 }
 
 /// The files of tree `tree` in `repo` (path -> content).
@@ -278,6 +269,7 @@ pub fn materialize_composed(
         checked_out,
         &[(BASE_BRANCH, base_commit), (FEATURE_BRANCH, head_commit)],
     )?;
+    let packed: HashSet<Oid> = pack.ids().collect();
     pack.write(&git_dir.join("objects"))?;
 
     let work_dir = if fixture.worktree {
@@ -380,6 +372,7 @@ pub fn materialize_composed(
         written,
         current_raw: current_raw.clone(),
         current,
+        packed,
     })
 }
 
@@ -534,20 +527,38 @@ impl Materialized {
                 committed.insert(path.clone(), content.clone());
             }
         }
-        let stored = write_tree(&repo, &committed)?;
+        // The fix's objects go into a pack of their own, as the materializer's go into its pack:
+        // libgit2 writes each loose object through a temporary file, a link and a zlib stream,
+        // hashed with collision-detecting SHA-1 (over half of a fix's cost). An object a pack
+        // of gatebench's already holds is not stored again.
+        let mut pack = Pack::new();
+        let packed = &self.packed;
+        let stored = store_tree(&committed, &mut |kind, bytes| {
+            let id = gittree::object_id(kind, bytes);
+            if !packed.contains(&id) {
+                pack.insert(kind, bytes);
+            }
+            Ok(id)
+        })?;
         let parent = repo
             .head()
             .and_then(|h| h.peel_to_commit())
             .map_err(|e| Error::git("read HEAD", e))?
             .id();
-        let id = commit(
-            &repo,
-            FEATURE_BRANCH,
-            stored.tree,
-            Some(parent),
-            1 + number as i64,
-            &format!("fix {number}\n"),
-        )?;
+        let message = format!("fix {number}\n");
+        let id = pack.insert(
+            ObjectType::Commit,
+            &commit_object(stored.tree, Some(parent), 1 + number as i64, &message),
+        );
+        self.packed.extend(pack.ids());
+        pack.write(&repo.commondir().join("objects"))?;
+        repo.reference(
+            &format!("refs/heads/{FEATURE_BRANCH}"),
+            id,
+            true,
+            message.trim_end(),
+        )
+        .map_err(|e| Error::git(format!("move {FEATURE_BRANCH}"), e))?;
         let tree_obj = repo
             .find_tree(stored.tree)
             .map_err(|e| Error::git("find a tree", e))?;
@@ -839,7 +850,24 @@ mod tests {
         let mut m = materialize(f, &dir.path().join("repo")).unwrap();
         let mut files = m.current_raw.clone();
         files.insert("NOTES.md".to_owned(), b"fixed\n"[..].into());
+        let work_dir = m.work_dir.clone();
+        let count = |what: &str| {
+            let counts = git(&work_dir, &["count-objects", "-v"]);
+            counts
+                .lines()
+                .find_map(|line| line.strip_prefix(&format!("{what}: ")))
+                .unwrap()
+                .parse::<u32>()
+                .unwrap()
+        };
+        let in_pack = count("in-pack");
         let id = m.apply_fix(f, 1, &files).unwrap();
+        // One file added at the top: its blob, the root tree and the commit, in a second pack;
+        // nothing loose, nothing the first pack holds stored again.
+        assert_eq!(
+            (count("count"), count("packs"), count("in-pack")),
+            (0, 2, in_pack + 3)
+        );
         let repo = Repository::open(&m.work_dir).unwrap();
         let commit = repo.head().unwrap().peel_to_commit().unwrap();
         assert_eq!(commit.id().to_string(), id);

@@ -79,6 +79,11 @@ impl Pack {
         id
     }
 
+    /// The ids of the objects the pack holds, in the order they were inserted.
+    pub fn ids(&self) -> impl Iterator<Item = Oid> + '_ {
+        self.entries.iter().map(|entry| entry.id)
+    }
+
     /// How many objects the pack holds.
     pub fn len(&self) -> usize {
         self.entries.len()
