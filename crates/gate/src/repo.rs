@@ -78,9 +78,6 @@ pub struct RepoView {
     /// they were when the view was read: the gate judges one snapshot (`changes` and
     /// `source_tree` were computed from these bytes), and reads each file from the disk once.
     contents: BTreeMap<String, Snapped>,
-    /// The files of the loop's state folder the walk found (never judged, and read from the disk
-    /// by [`read`](Self::read)): kept for scope detection, to which they are changes like any.
-    loop_state: BTreeMap<String, Snapped>,
     /// Whether the walk found only what [`snapshot`](Self::snapshot) promises: regular files and
     /// folders with UTF-8 names, no symlink, no special file, no nested repository and no
     /// `.gitattributes` anywhere it looked.
@@ -159,10 +156,8 @@ impl RepoView {
         head_files.retain(|path, _| !gittree::in_loop_state(path));
         let tracked = index_paths(&repo).map_err(&unreadable)?;
         let walked = work_tree_files(&repo, &workdir, &tracked).map_err(&unreadable)?;
-        let (loop_state, files): (BTreeMap<_, _>, BTreeMap<_, _>) = walked
-            .files
-            .into_iter()
-            .partition(|(path, _)| gittree::in_loop_state(path));
+        let mut files = walked.files;
+        files.retain(|path, _| !gittree::in_loop_state(path));
         let linked_worktree = is_linked_worktree(&repo);
         let branch = repo
             .head()
@@ -254,27 +249,24 @@ impl RepoView {
             branch,
             base_contents,
             contents: files,
-            loop_state,
             plain: walked.plain,
             git: repo,
         })
     }
 
-    /// The work tree as the view read it, loop state folder included, for scope detection's diff
-    /// of the index to the work tree: `None` unless the walk found only regular files and folders
-    /// with UTF-8 names (no symlink, special file, nested repository or `.gitattributes`), the
-    /// only kind of tree whose diff the file's bytes and executable bit settle alone.
+    /// The files of the work tree view (the loop's state folder left out) as the view read them,
+    /// for scope detection's diff of the index to the work tree: `None` unless the walk found only
+    /// regular files and folders with UTF-8 names (no symlink, special file, nested repository or
+    /// `.gitattributes`), the only kind of tree whose diff the file's bytes and executable bit
+    /// settle alone.
     pub fn snapshot(&self) -> Option<impl Iterator<Item = SnapshotFile<'_>>> {
         self.plain.then(|| {
-            self.contents
-                .iter()
-                .chain(&self.loop_state)
-                .map(|(path, file)| SnapshotFile {
-                    path,
-                    bytes: &file.bytes,
-                    id: file.id,
-                    executable: file.executable,
-                })
+            self.contents.iter().map(|(path, file)| SnapshotFile {
+                path,
+                bytes: &file.bytes,
+                id: file.id,
+                executable: file.executable,
+            })
         })
     }
 

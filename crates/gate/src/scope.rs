@@ -74,18 +74,18 @@ pub fn detect(view: &RepoView, requested: Option<ScopeMode>) -> Result<DetectedS
         .and_then(|oid| repo.find_commit(oid))
         .and_then(|commit| commit.tree())
         .map_err(|e| e.message().to_owned())?;
-    let staged = changed_between_blobs(
+    let mut staged = changed_between_blobs(
         repo,
         workdir,
         &repo
             .diff_tree_to_index(Some(&head_tree), None, Some(&mut zero_context()))
             .map_err(|e| e.message().to_owned())?,
     )?;
-    let unstaged = match unstaged_from_snapshot(view) {
+    let mut unstaged = match unstaged_from_snapshot(view) {
         Some(unstaged) => unstaged?,
         None => unstaged_by_libgit2(view)?,
     };
-    let branch = changed_between_blobs(
+    let mut branch = changed_between_blobs(
         repo,
         workdir,
         &repo
@@ -96,6 +96,11 @@ pub fn detect(view: &RepoView, requested: Option<ScopeMode>) -> Result<DetectedS
             )
             .map_err(|e| e.message().to_owned())?,
     )?;
+    // The loop's machine state is never part of what is judged: it neither joins the scope nor
+    // chooses its mode (an untracked state file would make every run after the first unstaged).
+    for set in [&mut staged, &mut unstaged, &mut branch] {
+        set.retain(|path, _| !gittree::in_loop_state(path));
+    }
     let mode = requested.unwrap_or(if !staged.is_empty() {
         ScopeMode::Staged
     } else if !unstaged.is_empty() {
@@ -112,9 +117,6 @@ pub fn detect(view: &RepoView, requested: Option<ScopeMode>) -> Result<DetectedS
     let mut excluded: BTreeMap<String, String> = BTreeMap::new();
     for (set_mode, set) in sets {
         for (path, (status, lines)) in set.iter() {
-            if gittree::in_loop_state(path) {
-                continue;
-            }
             if set_mode == mode {
                 included.push(ScopeFile {
                     path: path.clone(),
@@ -151,8 +153,8 @@ fn zero_context() -> DiffOptions {
     options
 }
 
-/// The work tree's changes against the index (untracked files added, ignored ones not) from
-/// libgit2's diff, which walks the work tree: one walk for both the tracked files' changes and
+/// The work tree's changes against the index (untracked files added, ignored ones not, the
+/// loop's state folder left out) from libgit2's diff, which walks the work tree: one walk for both the tracked files' changes and
 /// the untracked files (a separate `git status` walked it again). The reference
 /// [`unstaged_from_snapshot`] is tested against, and what it falls back to.
 pub fn unstaged_by_libgit2(view: &RepoView) -> Result<ChangeSet, String> {
@@ -180,6 +182,7 @@ pub fn unstaged_by_libgit2(view: &RepoView) -> Result<ChangeSet, String> {
             .unwrap_or_default();
         unstaged.insert(path, ("added".to_owned(), lines));
     }
+    unstaged.retain(|path, _| !gittree::in_loop_state(path));
     Ok(unstaged)
 }
 
@@ -226,7 +229,10 @@ pub fn unstaged_from_snapshot(view: &RepoView) -> Option<Result<ChangeSet, Strin
         if path == ".gitattributes" || path.ends_with("/.gitattributes") {
             return None;
         }
-        entries.push((path, entry.id, executable));
+        // The snapshot leaves the loop's state folder out, tracked or not.
+        if !gittree::in_loop_state(&path) {
+            entries.push((path, entry.id, executable));
+        }
     }
     if attributes_outside_trees(repo) || config_may_filter(repo) {
         return None;

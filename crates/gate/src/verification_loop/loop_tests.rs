@@ -488,6 +488,14 @@ fn the_state_file_is_neither_source_nor_change_even_when_not_ignored() {
         .files
         .iter()
         .all(|f| !f.path.starts_with("docs/delivery/.state")));
+    // Nor does it choose the scope's mode: the untracked state file is no unstaged change, and
+    // the branch's changes stay in scope.
+    assert_eq!(again.scope.mode, "branch");
+    assert!(again
+        .scope
+        .included_files
+        .iter()
+        .any(|f| f.path == "src/subscription/cancel.py"));
 }
 
 #[test]
