@@ -150,6 +150,12 @@ fn commit(
             &commit_object(tree, parent, minute, message),
         )
         .map_err(|e| Error::git(format!("commit on {branch}"), e))?;
+    move_branch(repo, branch, id, message)?;
+    Ok(id)
+}
+
+/// Points `branch` of `repo` at commit `id`, with the commit's `message` in its reflog.
+fn move_branch(repo: &Repository, branch: &str, id: Oid, message: &str) -> Result<()> {
     repo.reference(
         &format!("refs/heads/{branch}"),
         id,
@@ -157,7 +163,7 @@ fn commit(
         message.trim_end(),
     )
     .map_err(|e| Error::git(format!("move {branch}"), e))?;
-    Ok(id)
+    Ok(())
 }
 
 /// The minimal repository git and libgit2 recognize, around objects already written: `HEAD` on
@@ -529,7 +535,7 @@ impl Materialized {
         }
         // The fix's objects go into a pack of their own, as the materializer's go into its pack:
         // libgit2 writes each loose object through a temporary file, a link and a zlib stream,
-        // hashed with collision-detecting SHA-1 (over half of a fix's cost). An object a pack
+        // hashed with collision-detecting SHA-1 (half of a fix's cost in a profile). An object a pack
         // of gatebench's already holds is not stored again.
         let mut pack = Pack::new();
         let packed = &self.packed;
@@ -552,13 +558,7 @@ impl Materialized {
         );
         self.packed.extend(pack.ids());
         pack.write(&repo.commondir().join("objects"))?;
-        repo.reference(
-            &format!("refs/heads/{FEATURE_BRANCH}"),
-            id,
-            true,
-            message.trim_end(),
-        )
-        .map_err(|e| Error::git(format!("move {FEATURE_BRANCH}"), e))?;
+        move_branch(&repo, FEATURE_BRANCH, id, &message)?;
         let tree_obj = repo
             .find_tree(stored.tree)
             .map_err(|e| Error::git("find a tree", e))?;

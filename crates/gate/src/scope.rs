@@ -154,9 +154,9 @@ fn zero_context() -> DiffOptions {
 }
 
 /// The work tree's changes against the index (untracked files added, ignored ones not, the
-/// loop's state folder left out) from libgit2's diff, which walks the work tree: one walk for both the tracked files' changes and
-/// the untracked files (a separate `git status` walked it again). The reference
-/// [`unstaged_from_snapshot`] is tested against, and what it falls back to.
+/// loop's state folder left out) from libgit2's diff, which walks the work tree: one walk for
+/// both the tracked files' changes and the untracked files (a separate `git status` walked it
+/// again). The reference [`unstaged_from_snapshot`] is tested against, and what it falls back to.
 pub fn unstaged_by_libgit2(view: &RepoView) -> Result<ChangeSet, String> {
     let (repo, workdir) = (view.git(), view.workdir());
     let workdir_diff = repo
@@ -246,18 +246,18 @@ pub fn unstaged_from_snapshot(view: &RepoView) -> Option<Result<ChangeSet, Strin
         if file.id == *id && file.executable == *executable {
             continue;
         }
-        let mut lines = Vec::new();
-        if file.id != *id {
-            let hunks = repo
-                .find_blob(*id)
+        // A change of mode alone has no hunk.
+        let hunks = if file.id == *id {
+            Ok(Vec::new())
+        } else {
+            repo.find_blob(*id)
                 .map_err(|e| e.message().to_owned())
-                .and_then(|blob| hunks_of(blob.content(), file.bytes));
-            match hunks {
-                Ok(hunks) => lines = hunks,
-                Err(error) => return Some(Err(error)),
-            }
-        }
-        files.insert(path.clone(), ("modified".to_owned(), lines));
+                .and_then(|blob| hunks_of(blob.content(), file.bytes))
+        };
+        match hunks {
+            Ok(lines) => files.insert(path.clone(), ("modified".to_owned(), lines)),
+            Err(error) => return Some(Err(error)),
+        };
     }
     let tracked: std::collections::HashSet<&str> =
         entries.iter().map(|(path, _, _)| path.as_str()).collect();
