@@ -255,9 +255,22 @@ pub fn read_tree(ctx: &Ctx, key: &str, dir: &str) -> Result<Files, Error> {
         .folder
         .canonicalize()
         .map_err(|e| Error::io("resolve", ctx.folder, e))?;
-    let real_root = root
-        .canonicalize()
-        .map_err(|e| Error::io("resolve", &root, e))?;
+    // The layer's folder is the fixture folder's real path plus `dir` unless a folder on the way
+    // is a symlink: one `lstat` a component instead of resolving the whole path again.
+    let through_link = Path::new(dir).ancestors().any(|prefix| {
+        !prefix.as_os_str().is_empty()
+            && ctx
+                .folder
+                .join(prefix)
+                .symlink_metadata()
+                .map_or(true, |meta| meta.file_type().is_symlink())
+    });
+    let real_root = if through_link {
+        root.canonicalize()
+            .map_err(|e| Error::io("resolve", &root, e))?
+    } else {
+        fixture_root.join(dir)
+    };
     let mut visited = std::collections::HashSet::from([real_root.clone()]);
     let mut files = Files::new();
     let mut total: u64 = 0;

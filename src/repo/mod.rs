@@ -5,4 +5,5 @@ pub mod fingerprint;
 pub mod hermetic;
 pub mod materialize;
 pub mod pack;
+pub mod remove;
 pub mod workdir;

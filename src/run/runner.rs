@@ -18,6 +18,7 @@ use crate::pipeline::cache::Cache;
 use crate::pipeline::round::{FixInput, Pipeline, RoundInput, RoundOutput, RoundRun};
 use crate::repo::fingerprint::{Fingerprinter, RepoFingerprint};
 use crate::repo::materialize::{self, Materialized};
+use crate::repo::remove::remove_tree;
 use crate::repo::workdir::WorkRoot;
 use crate::score::outcome::Outcome;
 use crate::score::record::{RoundRecord, TrialRecord};
@@ -324,9 +325,9 @@ fn scratch_dir(trial_dir: &Path) -> PathBuf {
 
 fn cleanup(cfg: &RunConfig<'_>, dir: &Path) {
     if !cfg.work_root.keep() {
-        let _ = std::fs::remove_dir_all(dir);
-        let _ = std::fs::remove_dir_all(scratch_dir(dir));
-        let _ = std::fs::remove_dir_all(dir.with_file_name(format!(
+        let _ = remove_tree(dir);
+        let _ = remove_tree(&scratch_dir(dir));
+        let _ = remove_tree(&dir.with_file_name(format!(
             "{}-worktree",
             dir.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
         )));

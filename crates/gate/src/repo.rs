@@ -372,6 +372,11 @@ pub fn is_plain_relative(path: &str) -> bool {
 /// Whether the repository's git dir is not its common dir: a linked worktree (seed 004, 12.2).
 /// Being "inside a work tree" says nothing about this; a plain clone is inside one too.
 pub fn is_linked_worktree(repo: &Repository) -> bool {
+    // libgit2 sets the common dir to the git dir itself when there is no `commondir` file: the
+    // same path needs no resolving (a dozen system calls, one per component of each).
+    if repo.path() == repo.commondir() {
+        return false;
+    }
     let git_dir = fs::canonicalize(repo.path()).unwrap_or_else(|_| repo.path().to_path_buf());
     let common_dir =
         fs::canonicalize(repo.commondir()).unwrap_or_else(|_| repo.commondir().to_path_buf());
@@ -486,15 +491,18 @@ fn work_tree_files(
                 let full = entry.path();
                 // The listing's type says a regular file is one; a symlink is followed.
                 if file_type.is_file() || full.is_file() {
-                    // As `fs::read` reads it (open, the size, the bytes), the mode kept. Through
-                    // `take`: `File::read_to_end` would ask for the size and position again.
+                    // Opened, its size asked, and that many bytes read, the mode kept. Through
+                    // `take`: `File::read_to_end` would ask for the size and position again, and
+                    // read once more to learn of the end, a system call that tells nothing a
+                    // size taken on the open descriptor did not (a file still being written is
+                    // no snapshot either way).
                     let unreadable =
                         |error: std::io::Error| format!("failed to read {path}: {error}");
                     let mut file = fs::File::open(&full).map_err(unreadable)?;
                     let meta = file.metadata().map_err(unreadable)?;
                     let mut bytes = Vec::with_capacity(meta.len() as usize);
                     (&mut file)
-                        .take(u64::MAX)
+                        .take(meta.len())
                         .read_to_end(&mut bytes)
                         .map_err(unreadable)?;
                     let id = gittree::blob_id(&bytes);

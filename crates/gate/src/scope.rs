@@ -74,20 +74,23 @@ pub fn detect(view: &RepoView, requested: Option<ScopeMode>) -> Result<DetectedS
         .and_then(|oid| repo.find_commit(oid))
         .and_then(|commit| commit.tree())
         .map_err(|e| e.message().to_owned())?;
+    let outside = Outside::new(repo);
     let mut staged = changed_between_blobs(
         repo,
         workdir,
+        &outside,
         &repo
             .diff_tree_to_index(Some(&head_tree), None, Some(&mut zero_context()))
             .map_err(|e| e.message().to_owned())?,
     )?;
-    let mut unstaged = match unstaged_from_snapshot(view) {
+    let mut unstaged = match snapshot_changes(view, &outside) {
         Some(unstaged) => unstaged?,
         None => unstaged_by_libgit2(view)?,
     };
     let mut branch = changed_between_blobs(
         repo,
         workdir,
+        &outside,
         &repo
             .diff_tree_to_tree(
                 Some(&base_tree),
@@ -204,6 +207,11 @@ pub fn unstaged_by_libgit2(view: &RepoView) -> Result<ChangeSet, String> {
 /// them. The test that every bundled fixture's scope is the same both ways is in the harness
 /// (`src/repo/materialize.rs`).
 pub fn unstaged_from_snapshot(view: &RepoView) -> Option<Result<ChangeSet, String>> {
+    snapshot_changes(view, &Outside::new(view.git()))
+}
+
+/// [`unstaged_from_snapshot`], with the answer on attributes outside the trees shared.
+fn snapshot_changes(view: &RepoView, outside: &Outside<'_>) -> Option<Result<ChangeSet, String>> {
     const INTENT_TO_ADD: u16 = 1 << 13;
     const SKIP_WORKTREE: u16 = 1 << 14;
     const ASSUME_VALID: u16 = 0x8000;
@@ -234,7 +242,7 @@ pub fn unstaged_from_snapshot(view: &RepoView) -> Option<Result<ChangeSet, Strin
             entries.push((path, entry.id, executable));
         }
     }
-    if attributes_outside_trees(repo) || config_may_filter(repo) {
+    if outside.may_apply() || config_may_filter(repo) {
         return None;
     }
     let mut files = ChangeSet::new();
@@ -354,12 +362,14 @@ fn push_range(lines: &mut Vec<String>, start: u32, count: u32) {
 fn changed_between_blobs(
     repo: &Repository,
     workdir: &Path,
+    outside: &Outside<'_>,
     diff: &Diff<'_>,
 ) -> Result<ChangeSet, String> {
     let is_submodule = |delta: &DiffDelta<'_>| {
         delta.old_file().mode() == FileMode::Commit || delta.new_file().mode() == FileMode::Commit
     };
-    if diff.deltas().any(|delta| is_submodule(&delta)) || attributes_may_apply(repo, workdir, diff)
+    if diff.deltas().any(|delta| is_submodule(&delta))
+        || attributes_may_apply(repo, workdir, outside, diff)
     {
         return changed(diff);
     }
@@ -409,7 +419,12 @@ fn changed_between_blobs(
 /// tree or the index; `info/attributes`; `core.attributesFile`, or the XDG or system default
 /// file, looked for even where libgit2 is told not to read them). Erring towards yes only costs
 /// time: the caller then takes libgit2's attributed diff.
-fn attributes_may_apply(repo: &Repository, workdir: &Path, diff: &Diff<'_>) -> bool {
+fn attributes_may_apply(
+    repo: &Repository,
+    workdir: &Path,
+    outside: &Outside<'_>,
+    diff: &Diff<'_>,
+) -> bool {
     const NAME: &str = ".gitattributes";
     let mut folders = std::collections::BTreeSet::new();
     for delta in diff.deltas() {
@@ -439,7 +454,30 @@ fn attributes_may_apply(repo: &Repository, workdir: &Path, diff: &Diff<'_>) -> b
             .iter()
             .any(|entry| entry.path == NAME.as_bytes() || entry.path.ends_with(b"/.gitattributes"))
     });
-    indexed || attributes_outside_trees(repo)
+    indexed || outside.may_apply()
+}
+
+/// [`attributes_outside_trees`] of one repository, asked at most once: a scope detection needs
+/// the answer for the staged diff, the branch diff and the snapshot, and each asking reads the
+/// configuration and looks for four files.
+struct Outside<'r> {
+    repo: &'r Repository,
+    answer: std::cell::OnceCell<bool>,
+}
+
+impl<'r> Outside<'r> {
+    fn new(repo: &'r Repository) -> Self {
+        Outside {
+            repo,
+            answer: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn may_apply(&self) -> bool {
+        *self
+            .answer
+            .get_or_init(|| attributes_outside_trees(self.repo))
+    }
 }
 
 /// Whether an attributes file that is in neither the work tree nor the index could apply:
@@ -592,8 +630,13 @@ mod tests {
         built.stage("README.md", "replaced\n");
         let repo = Repository::open(built.path()).unwrap();
         let diff = branch_diff(&repo);
-        assert!(!attributes_may_apply(&repo, built.path(), &diff));
-        let fast = changed_between_blobs(&repo, built.path(), &diff).unwrap();
+        assert!(!attributes_may_apply(
+            &repo,
+            built.path(),
+            &Outside::new(&repo),
+            &diff
+        ));
+        let fast = changed_between_blobs(&repo, built.path(), &Outside::new(&repo), &diff).unwrap();
         assert_eq!(fast, changed(&diff).unwrap());
         assert_eq!(
             fast["README.md"],
@@ -615,7 +658,8 @@ mod tests {
         let staged = repo
             .diff_tree_to_index(Some(&head), None, Some(&mut options))
             .unwrap();
-        let fast = changed_between_blobs(&repo, built.path(), &staged).unwrap();
+        let fast =
+            changed_between_blobs(&repo, built.path(), &Outside::new(&repo), &staged).unwrap();
         assert_eq!(fast, changed(&staged).unwrap());
         assert_eq!(
             fast["README.md"],
@@ -636,8 +680,14 @@ mod tests {
         ]);
         let repo = Repository::open(built.path()).unwrap();
         let diff = branch_diff(&repo);
-        assert!(attributes_may_apply(&repo, built.path(), &diff));
-        let files = changed_between_blobs(&repo, built.path(), &diff).unwrap();
+        assert!(attributes_may_apply(
+            &repo,
+            built.path(),
+            &Outside::new(&repo),
+            &diff
+        ));
+        let files =
+            changed_between_blobs(&repo, built.path(), &Outside::new(&repo), &diff).unwrap();
         // The attribute applies below docs/ only.
         assert_eq!(files["README.md"].1, ["1"]);
         assert_eq!(files["docs/notes.md"], ("added".to_owned(), Vec::new()));
@@ -648,8 +698,14 @@ mod tests {
         built.write(".gitattributes", "README.md -diff\n");
         let repo = Repository::open(built.path()).unwrap();
         let diff = branch_diff(&repo);
-        assert!(attributes_may_apply(&repo, built.path(), &diff));
-        let files = changed_between_blobs(&repo, built.path(), &diff).unwrap();
+        assert!(attributes_may_apply(
+            &repo,
+            built.path(),
+            &Outside::new(&repo),
+            &diff
+        ));
+        let files =
+            changed_between_blobs(&repo, built.path(), &Outside::new(&repo), &diff).unwrap();
         assert_eq!(files["README.md"], ("modified".to_owned(), Vec::new()));
     }
 
