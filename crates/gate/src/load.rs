@@ -264,7 +264,7 @@ fn missing(path: &str) -> GateFinding {
 
 /// Reads a UTF-8 text file; `None` (with a finding when it exists but is not UTF-8) otherwise.
 pub fn read_text(repo: &RepoView, path: &str, findings: &mut Vec<GateFinding>) -> Option<TextFile> {
-    let bytes = repo.read(path)?;
+    let bytes = repo.read(path)?.into_owned();
     match String::from_utf8(bytes) {
         Ok(text) => Some(TextFile {
             path: path.to_owned(),

@@ -2,6 +2,7 @@
 //! the merge base (committed, staged, unstaged and untracked), the current source tree, and whether
 //! the repository is a linked worktree. Everything is read in-process with git2.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Component, Path, PathBuf};
@@ -296,16 +297,17 @@ impl RepoView {
 
     /// The bytes of a repository path in the work tree, when it is a readable file: from the
     /// view's snapshot for a file of [`files`](Self::files), from the disk for any other (an
-    /// ignored file, the loop's state folder).
-    pub fn read(&self, path: &str) -> Option<Vec<u8>> {
+    /// ignored file, the loop's state folder). A snapshot's bytes are borrowed, not copied: the
+    /// validators read most files more than once.
+    pub fn read(&self, path: &str) -> Option<Cow<'_, [u8]>> {
         if let Some(file) = self.contents.get(path) {
-            return Some(file.bytes.clone());
+            return Some(Cow::Borrowed(&file.bytes));
         }
         let full = self.resolve(path)?;
         if !full.is_file() {
             return None;
         }
-        fs::read(full).ok()
+        fs::read(full).ok().map(Cow::Owned)
     }
 
     /// Whether a repository path is a file in the work tree (one of [`files`](Self::files), or any

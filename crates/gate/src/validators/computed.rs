@@ -244,17 +244,17 @@ pub fn obligation_implemented(repo: &RepoView, feature: &FeatureLedger) -> Vec<G
             let Some(language) = language_of(&path) else {
                 continue;
             };
-            let Some(text) = repo
-                .read(&path)
-                .and_then(|bytes| String::from_utf8(bytes).ok())
-            else {
+            let Some(bytes) = repo.read(&path) else {
+                continue;
+            };
+            let Ok(text) = std::str::from_utf8(&bytes) else {
                 continue;
             };
             let (start, end) = match &reference.target {
                 Target::Lines(start, end) => (*start, *end),
                 Target::Symbol(name) => {
                     let last = name.rsplit("::").next().unwrap_or(name);
-                    match public_symbols(language, &text)
+                    match public_symbols(language, text)
                         .into_iter()
                         .find(|symbol| symbol.name == last)
                     {
@@ -264,7 +264,7 @@ pub fn obligation_implemented(repo: &RepoView, feature: &FeatureLedger) -> Vec<G
                 }
                 Target::File => continue,
             };
-            if let Some((line, why)) = stub_in(language, &text, start, end) {
+            if let Some((line, why)) = stub_in(language, text, start, end) {
                 let mut finding = GateFinding::new(
                     ValidatorId::ObligationImplemented,
                     format!("{} points at a stub ({why})", obligation.id),
@@ -332,10 +332,10 @@ pub fn unrequested_public_symbols(repo: &RepoView, features: &[FeatureLedger]) -
     // The text of every cited line range, to find symbols the requested code uses.
     let mut cited_text = String::new();
     for entry in &covered {
-        let Some(text) = repo
-            .read(&entry.path)
-            .and_then(|bytes| String::from_utf8(bytes).ok())
-        else {
+        let Some(bytes) = repo.read(&entry.path) else {
+            continue;
+        };
+        let Ok(text) = std::str::from_utf8(&bytes) else {
             continue;
         };
         if let Target::Lines(start, end) = entry.target {
@@ -360,7 +360,7 @@ pub fn unrequested_public_symbols(repo: &RepoView, features: &[FeatureLedger]) -
         })
         .filter_map(|change| {
             let language = language_of(&change.path)?;
-            let text = String::from_utf8(repo.read(&change.path)?).ok()?;
+            let text = String::from_utf8(repo.read(&change.path)?.into_owned()).ok()?;
             Some((change.path.as_str(), language, text))
         })
         .collect();
