@@ -445,81 +445,198 @@ struct Walked {
 
 /// Every file of the work tree that git would see: tracked files and untracked files that no
 /// ignore rule matches, without `.git`.
+///
+/// Walked through folder descriptors (rustix): each folder is opened relative to its parent and
+/// listed from its descriptor, each file opened relative to its folder. `std::fs::read_dir` asks
+/// for every folder's status once more, and opening a file by its full path has the kernel look
+/// up every folder on the way again (docs/PERFORMANCE.md, "Scale", thirteenth section). Folders
+/// are walked depth first, so as many descriptors are open as the tree is deep.
 fn work_tree_files(
     repo: &Repository,
     workdir: &Path,
     tracked: &BTreeSet<String>,
 ) -> Result<Walked, String> {
-    use std::io::Read;
-    use std::os::unix::fs::PermissionsExt;
-    let mut files = BTreeMap::new();
-    let mut plain = true;
-    let mut pending = vec![(workdir.to_path_buf(), String::new())];
-    while let Some((dir, prefix)) = pending.pop() {
-        let entries = fs::read_dir(&dir)
-            .map_err(|error| format!("failed to list {}: {error}", dir.display()))?;
-        for entry in entries {
-            let entry =
-                entry.map_err(|error| format!("failed to list {}: {error}", dir.display()))?;
-            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-                plain = false;
+    let root = open_folder(rustix::fs::CWD, workdir)
+        .map_err(|error| format!("failed to list {}: {error}", workdir.display()))?;
+    let mut walk = Walk {
+        repo,
+        tracked,
+        workdir,
+        files: BTreeMap::new(),
+        plain: true,
+    };
+    walk.folder(root, "")?;
+    Ok(Walked {
+        files: walk.files,
+        plain: walk.plain,
+    })
+}
+
+fn open_folder<P: rustix::path::Arg>(
+    at: impl std::os::fd::AsFd,
+    path: P,
+) -> rustix::io::Result<rustix::fs::Dir> {
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::openat(
+        at,
+        path,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    rustix::fs::Dir::new(fd)
+}
+
+/// [`work_tree_files`]'s walk: what it found so far.
+struct Walk<'a> {
+    repo: &'a Repository,
+    tracked: &'a BTreeSet<String>,
+    workdir: &'a Path,
+    files: BTreeMap<String, Snapped>,
+    plain: bool,
+}
+
+impl Walk<'_> {
+    /// The folder `dir` lists, whose repository path is `prefix` (empty, or ending in `/`).
+    fn folder(&mut self, mut dir: rustix::fs::Dir, prefix: &str) -> Result<(), String> {
+        use rustix::fs::FileType;
+        let listing = || format!("failed to list {}", self.workdir.join(prefix).display());
+        let mut entries = Vec::new();
+        while let Some(entry) = dir.read() {
+            let entry = entry.map_err(|error| format!("{}: {error}", listing()))?;
+            let name = entry.file_name();
+            if name != c"." && name != c".." {
+                entries.push((name.to_owned(), entry.file_type()));
+            }
+        }
+        let fd = dir
+            .fd()
+            .map_err(|error| format!("{}: {error}", listing()))?;
+        for (raw, mut kind) in entries {
+            let Some(name) = raw.to_str().ok().map(str::to_owned) else {
+                self.plain = false;
                 continue;
             };
             if name == ".git" {
                 // Below the top, a nested repository: git lists it as one entry.
-                plain &= prefix.is_empty();
+                self.plain &= prefix.is_empty();
                 continue;
             }
             // An attributes file may filter what git hashes, ignored or not.
-            plain &= name != ".gitattributes";
+            self.plain &= name != ".gitattributes";
             let path = format!("{prefix}{name}");
-            let file_type = entry
-                .file_type()
-                .map_err(|error| format!("failed to stat {path}: {error}"))?;
-            plain &= file_type.is_dir() || file_type.is_file();
+            if kind == FileType::Unknown {
+                // A file system that does not say the kind in its listing: asked, unfollowed.
+                let stat = rustix::fs::statat(fd, &raw, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+                    .map_err(|error| format!("failed to stat {path}: {error}"))?;
+                kind = FileType::from_raw_mode(stat.st_mode);
+            }
+            self.plain &= kind == FileType::Directory || kind == FileType::RegularFile;
             // Tracked paths are never ignored: libgit2's ignore lookup (a tenth of a Loom
             // trial's CPU when asked of every path) is only asked about the others.
-            let ignored = || repo.is_path_ignored(&path).unwrap_or(false);
-            if file_type.is_dir() {
+            let ignored = || self.repo.is_path_ignored(&path).unwrap_or(false);
+            if kind == FileType::Directory {
                 let dir_prefix = format!("{path}/");
-                let holds_tracked = tracked
+                let holds_tracked = self
+                    .tracked
                     .range(dir_prefix.clone()..)
                     .next()
                     .is_some_and(|first| first.starts_with(&dir_prefix));
                 if holds_tracked || !ignored() {
-                    pending.push((entry.path(), dir_prefix));
+                    let child = open_folder(fd, &raw)
+                        .map_err(|error| format!("failed to list {path}: {error}"))?;
+                    self.folder(child, &dir_prefix)?;
                 }
-            } else if tracked.contains(&path) || !ignored() {
-                let full = entry.path();
-                // The listing's type says a regular file is one; a symlink is followed.
-                if file_type.is_file() || full.is_file() {
-                    // Opened, its size asked, and that many bytes read, the mode kept. Through
-                    // `take`: `File::read_to_end` would ask for the size and position again, and
-                    // read once more to learn of the end, a system call that tells nothing a
-                    // size taken on the open descriptor did not (a file still being written is
-                    // no snapshot either way).
-                    let unreadable =
-                        |error: std::io::Error| format!("failed to read {path}: {error}");
-                    let mut file = fs::File::open(&full).map_err(unreadable)?;
-                    let meta = file.metadata().map_err(unreadable)?;
-                    let mut bytes = Vec::with_capacity(meta.len() as usize);
-                    (&mut file)
-                        .take(meta.len())
-                        .read_to_end(&mut bytes)
-                        .map_err(unreadable)?;
-                    let id = gittree::blob_id(&bytes);
-                    let executable = meta.permissions().mode() & 0o100 != 0;
-                    files.insert(
-                        path,
-                        Snapped {
-                            bytes,
-                            id,
-                            executable,
-                        },
-                    );
+            } else if self.tracked.contains(&path) || !ignored() {
+                // The listing's kind says a regular file is one; a symlink is followed.
+                let regular = kind == FileType::RegularFile
+                    || (kind == FileType::Symlink
+                        && rustix::fs::statat(fd, &raw, rustix::fs::AtFlags::empty()).is_ok_and(
+                            |stat| FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile,
+                        ));
+                if regular {
+                    if let Some(file) = read_regular(fd, &raw)
+                        .map_err(|error| format!("failed to read {path}: {error}"))?
+                    {
+                        self.files.insert(path, file);
+                    }
                 }
             }
         }
+        Ok(())
     }
-    Ok(Walked { files, plain })
+}
+
+/// The file `name` of the folder `dir`: opened (following a symlink, without blocking should it
+/// have become a FIFO since it was listed), its size asked, and that many bytes read, the mode
+/// kept; `None` when it is no longer a regular file. Through `take`: `File::read_to_end` would ask
+/// for the size and position again, and read once more to learn of the end, a system call that
+/// tells nothing a size taken on the open descriptor did not (a file still being written is no
+/// snapshot either way).
+fn read_regular(
+    dir: std::os::fd::BorrowedFd<'_>,
+    name: &std::ffi::CStr,
+) -> std::io::Result<Option<Snapped>> {
+    use rustix::fs::{Mode, OFlags};
+    use std::io::Read;
+    let fd = rustix::fs::openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK | OFlags::NOCTTY,
+        Mode::empty(),
+    )?;
+    let stat = rustix::fs::fstat(&fd)?;
+    if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile {
+        return Ok(None);
+    }
+    let size = stat.st_size as u64;
+    let mut bytes = Vec::with_capacity(size as usize);
+    std::fs::File::from(fd).take(size).read_to_end(&mut bytes)?;
+    let id = gittree::blob_id(&bytes);
+    let executable = stat.st_mode & 0o100 != 0;
+    Ok(Some(Snapped {
+        bytes,
+        id,
+        executable,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::Golden;
+
+    #[test]
+    fn the_walk_follows_a_link_to_a_file_and_never_opens_a_fifo() {
+        let built = Golden::new().build();
+        built.write("docs/deep/er/note.md", "deep\n");
+        std::os::unix::fs::symlink("README.md", built.path().join("link.md")).unwrap();
+        std::os::unix::fs::symlink("docs", built.path().join("link-to-folder")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            built.path().join("pipe"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        // Opening the FIFO for reading would block this test until a writer came.
+        let view = RepoView::open(built.path(), "main").unwrap();
+        let files: Vec<&str> = view.files().collect();
+        assert!(files.contains(&"docs/deep/er/note.md"), "{files:?}");
+        assert_eq!(
+            view.read("docs/deep/er/note.md").unwrap().as_ref(),
+            b"deep\n"
+        );
+        assert_eq!(
+            view.read("link.md").unwrap().as_ref(),
+            std::fs::read(built.path().join("README.md")).unwrap()
+        );
+        assert!(!files.contains(&"pipe"));
+        assert!(
+            !files.iter().any(|f| f.starts_with("link-to-folder")),
+            "{files:?}"
+        );
+        // What is not a plain file or folder leaves the snapshot unsettled.
+        assert!(view.snapshot().is_none());
+    }
 }
