@@ -3,10 +3,12 @@
 //! outlives it, `setsid` ones included), with a cleared environment, no standard input, a bounded
 //! capture of what it prints, and optionally a Landlock filesystem sandbox and no network
 //! (`isolate.rs`); started without a fork of the caller where no namespace is asked for
-//! (`vfork.rs`).
+//! (`vfork.rs`), and watched from the calling thread, its output and its exit in one poll
+//! (`watch.rs`).
 
 mod isolate;
 mod vfork;
+mod watch;
 
 pub use isolate::{
     containment, landlock_abi, network_isolation_available, real, Containment, PreparedSandbox,
@@ -14,12 +16,10 @@ pub use isolate::{
 };
 
 use std::collections::BTreeSet;
-use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -185,37 +185,6 @@ impl Bounded {
     }
 }
 
-fn capture(mut stream: impl Read + Send + 'static) -> mpsc::Receiver<Bounded> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut kept = Bounded::new();
-        let mut buf = vec![0u8; 64 * 1024];
-        loop {
-            match stream.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => kept.push(&buf[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => break,
-            }
-        }
-        let _ = tx.send(kept);
-    });
-    rx
-}
-
-fn collect(rx: &mpsc::Receiver<Bounded>, deadline: Instant) -> Captured {
-    match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-        Ok(kept) => kept.finish(false),
-        Err(_) => Captured {
-            text: "[gatebench: capture abandoned: a process outside the command's group kept the \
-                   stream open]"
-                .into(),
-            abandoned: true,
-            ..Captured::default()
-        },
-    }
-}
-
 /// The program as a path: a name without a slash is looked up in the `PATH` the command gets (not
 /// gatebench's). Resolving it here also keeps std on its `posix_spawn` path, which it leaves for a
 /// fork of the whole harness process when the child's `PATH` differs from the parent's (about a
@@ -244,8 +213,11 @@ struct Started {
     pid: i32,
     stdout: std::fs::File,
     stderr: std::fs::File,
-    wait: Box<dyn FnOnce() -> std::io::Result<std::process::ExitStatus> + Send>,
+    wait: Wait,
 }
+
+/// Reaps a started command: blocks until it has exited, and gives its status.
+type Wait = Box<dyn FnOnce() -> std::io::Result<std::process::ExitStatus> + Send>;
 
 /// Starts the command: without copying the harness (`vfork.rs`) when it needs no namespace of
 /// its own, else forked by std with `plan` run in the child (`isolate::in_child`).
@@ -373,35 +345,18 @@ pub fn run_isolated(spawn: &Spawn<'_>, isolation: &Isolation) -> ProcessRecord {
         }
     };
     let pgid = child.pid;
-    let stdout = capture(child.stdout);
-    let stderr = capture(child.stderr);
-    let (tx, waited) = mpsc::channel();
-    let wait = child.wait;
-    std::thread::spawn(move || {
-        let _ = tx.send(wait());
-    });
-    let status = match waited.recv_timeout(spawn.timeout) {
-        Ok(status) => status.ok(),
-        Err(RecvTimeoutError::Timeout) => {
-            record.timed_out = true;
-            kill_group(pgid);
-            waited.recv().ok().and_then(Result::ok)
-        }
-        Err(RecvTimeoutError::Disconnected) => None,
-    };
-    record.duration_ms = started.elapsed().as_millis() as u64;
-    // Whatever the command left running in its group ends with it.
-    kill_group(pgid);
+    let watched = watch::watch(child, started, spawn.timeout);
     if let Ok(mut groups) = live_groups().lock() {
         groups.remove(&pgid);
     }
-    if let Some(status) = status {
+    record.duration_ms = watched.duration.as_millis() as u64;
+    record.timed_out = watched.timed_out;
+    if let Some(status) = watched.status {
         record.exit_code = status.code();
         record.signal = status.signal();
     }
-    let deadline = Instant::now() + CAPTURE_GRACE;
-    record.stdout = collect(&stdout, deadline);
-    record.stderr = collect(&stderr, deadline);
+    record.stdout = watched.stdout;
+    record.stderr = watched.stderr;
     record
 }
 
@@ -486,6 +441,75 @@ mod tests {
         assert_eq!(mask.unwrap() & (1 << (libc::SIGPIPE - 1)), 0);
         assert!(lines.contains(&"SigBlk:\t0000000000000000"), "{lines:?}");
         assert_eq!(r.stderr.text, "err\n");
+    }
+
+    #[test]
+    fn a_command_past_its_time_limit_is_killed_whole_and_keeps_what_it_printed() {
+        let argv = vec![
+            "/bin/sh".to_owned(),
+            "-c".to_owned(),
+            "echo before; echo warm >&2; sleep 30 & sleep 30".to_owned(),
+        ];
+        let started = Instant::now();
+        let r = run(&Spawn {
+            argv: &argv,
+            cwd: Path::new("/"),
+            env: &[("PATH".into(), "/usr/bin:/bin".into())],
+            timeout: Duration::from_millis(300),
+        });
+        assert!(r.timed_out, "{r:?}");
+        assert_eq!(r.signal, Some(libc::SIGKILL), "{r:?}");
+        assert_eq!(r.exit_code, None);
+        assert_eq!(r.stdout.text, "before\n");
+        assert_eq!(r.stderr.text, "warm\n");
+        assert!(r.duration_ms >= 300, "{r:?}");
+        // The background `sleep` was in the group: killed too, so the streams ended at once
+        // rather than after the grace (a generous bound: the machine may be loaded).
+        assert!(started.elapsed() < Duration::from_secs(10), "{r:?}");
+        assert!(!r.stdout.abandoned && !r.stderr.abandoned);
+    }
+
+    #[test]
+    fn both_streams_are_read_as_they_come_so_a_command_filling_both_pipes_ends() {
+        // 300,000 bytes to each stream, alternating in chunks: more than a pipe holds, so a
+        // reader that waited for one stream's end before reading the other would deadlock.
+        let script = "i=0; while [ $i -lt 30 ]; do head -c 10000 /dev/zero; \
+                      head -c 10000 /dev/zero >&2; i=$((i+1)); done; exit 4";
+        let r = sh(script, &Isolation::default());
+        assert_eq!(r.exit_code, Some(4), "{:?}", r.spawn_error);
+        assert_eq!(r.stdout.total_bytes, 300_000);
+        assert_eq!(r.stderr.total_bytes, 300_000);
+        assert!(r.stdout.truncated && r.stderr.truncated);
+        assert!(!r.timed_out);
+    }
+
+    #[test]
+    fn a_stream_held_open_outside_the_group_is_abandoned_after_the_grace() {
+        // Without a PID namespace, a `setsid` child leaves the group and is not killed with
+        // it: it keeps stdout open (its stderr goes elsewhere). The command's own exit is still
+        // seen and recorded, and the capture gives up on stdout after the grace instead of
+        // waiting for the sleep. (The command waits a little before it exits, so that `setsid`
+        // has run: a child still in the group when the command ends is killed with it.)
+        let mark = format!("{}.{}", 100 + std::process::id() % 800, 23);
+        let started = Instant::now();
+        let r = sh(
+            &format!(
+                "echo said; setsid sleep {mark} 2>/dev/null & echo err >&2; sleep 0.3; exit 5"
+            ),
+            &Isolation::default(),
+        );
+        let took = started.elapsed();
+        // The sleep outlives the command, as this test means it to: ended here.
+        let _ = std::process::Command::new("pkill")
+            .args(["-f", &format!("sleep {mark}")])
+            .status();
+        assert_eq!(r.exit_code, Some(5), "{r:?}");
+        assert!(r.stdout.abandoned, "{r:?}");
+        assert!(r.stdout.text.contains("capture abandoned"), "{r:?}");
+        assert!(!r.stderr.abandoned, "{r:?}");
+        assert_eq!(r.stderr.text, "err\n");
+        assert!(took >= CAPTURE_GRACE, "{took:?}");
+        assert!(took < Duration::from_secs(60), "{took:?}");
     }
 
     #[test]

@@ -43,7 +43,7 @@ fn c_string(bytes: &[u8]) -> io::Result<CString> {
     CString::new(bytes).map_err(|_| io::Error::other("a NUL byte in an argument or variable"))
 }
 
-fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+pub(crate) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0; 2];
     // SAFETY: pipe2 writes two descriptors into the array it is given.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -96,14 +96,15 @@ pub(crate) fn spawn(
         error: 0,
     };
     // The child runs on a stack of its own in the parent's memory; it needs little (a few system
-    // calls), but a signal handler that runs before `exec` needs room.
-    let mut stack = vec![0u8; 64 * 1024];
+    // calls), but a signal handler that runs before `exec` needs room. Its bytes are left
+    // unwritten (a stack is written before it is read): no 64 KiB zeroed a command.
+    let mut stack: Vec<u8> = Vec::with_capacity(64 * 1024);
     // SAFETY: the stack grows down from its end, which is 16-byte aligned below; `plan` and
     // `stack` outlive the child's use of them, since CLONE_VFORK suspends this thread until the
     // child has exec'd or exited. Every signal is blocked across the clone so that no handler
     // of the harness runs in the child; the child unblocks them once it has reset them.
     let pid = unsafe {
-        let top = stack.as_mut_ptr().add(stack.len());
+        let top = stack.as_mut_ptr().add(stack.capacity());
         let top = top.sub(top as usize % 16);
         let mut all: libc::sigset_t = std::mem::zeroed();
         let mut old: libc::sigset_t = std::mem::zeroed();
