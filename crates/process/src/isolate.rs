@@ -12,13 +12,13 @@
 //! [`containment`] says so for the caller to print.
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use landlock::{
-    path_beneath_rules, Access, AccessFs, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr,
-    ABI,
+    Access, AccessFs, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreated,
+    RulesetCreatedAttr, RulesetError, ABI,
 };
 
 /// The Landlock ABI gatebench asks for (best effort: older kernels enforce what they know).
@@ -219,19 +219,99 @@ pub(crate) unsafe fn restrict_self(ruleset: Option<RawFd>) -> io::Result<()> {
     Ok(())
 }
 
-/// The Landlock ruleset of a sandbox, created in the parent (opening each path); the child only
-/// enforces it.
+/// A path opened for a Landlock rule (`O_PATH`), and whether it is a file, not a folder (a file
+/// gets only the rights that apply to files).
+struct Opened {
+    fd: PathFd,
+    file: bool,
+}
+
+impl Opened {
+    /// `None` when the path cannot be opened (missing, or not reachable): left out, as the
+    /// landlock crate's `path_beneath_rules` leaves it out.
+    fn open(path: &Path) -> Option<Opened> {
+        let fd = PathFd::new(path).ok()?;
+        // SAFETY: fstat writes a stat structure for an open descriptor.
+        let file = unsafe {
+            let mut stat: libc::stat = std::mem::zeroed();
+            // A failed stat grants the rights asked for, as the landlock crate does.
+            libc::fstat(fd.as_fd().as_raw_fd(), &mut stat) == 0
+                && stat.st_mode & libc::S_IFMT != libc::S_IFDIR
+        };
+        Some(Opened { fd, file })
+    }
+
+    fn rule(&self, access: BitFlags<AccessFs>) -> PathBeneath<BorrowedFd<'_>> {
+        let access = if self.file {
+            access & AccessFs::from_file(LANDLOCK_ABI)
+        } else {
+            access
+        };
+        PathBeneath::new(self.fd.as_fd(), access)
+    }
+}
+
+/// The system locations ([`SYSTEM_READ`], [`SYSTEM_DEVICES`]) opened once for the process: every
+/// ruleset adds their rules from these descriptors. The verification loop prepares a ruleset a
+/// round, and looking each location up, opening it, asking its status and closing it again was
+/// a tenth of the harness's system calls in a loop trial. A location missing at the first look
+/// is left out for the life of the process.
+fn system_location(path: &Path) -> Option<Option<&'static Opened>> {
+    static OPENED: OnceLock<Vec<(&'static str, Option<Opened>)>> = OnceLock::new();
+    let opened = OPENED.get_or_init(|| {
+        SYSTEM_READ
+            .iter()
+            .chain(SYSTEM_DEVICES)
+            .map(|p| (*p, Opened::open(Path::new(p))))
+            .collect()
+    });
+    opened
+        .iter()
+        .find(|(p, _)| Path::new(p) == path)
+        .map(|(_, o)| o.as_ref())
+}
+
+/// A path of a ruleset: a system location, open for the process, or one opened for this ruleset.
+enum Held {
+    System(&'static Opened),
+    Own(Opened),
+}
+
+impl Held {
+    fn opened(&self) -> &Opened {
+        match self {
+            Held::System(opened) => opened,
+            Held::Own(opened) => opened,
+        }
+    }
+}
+
+/// The Landlock ruleset of a sandbox, created in the parent (each path opened, the system
+/// locations once a process); the child only enforces it. A path that cannot be opened is left
+/// out.
 fn ruleset(sandbox: &Sandbox) -> Result<RulesetCreated, String> {
     let all = AccessFs::from_all(LANDLOCK_ABI);
     let read = AccessFs::from_read(LANDLOCK_ABI);
-    let existing = |paths: &[PathBuf]| -> Vec<PathBuf> {
-        paths.iter().filter(|p| p.exists()).cloned().collect()
-    };
+    let held: Vec<(Held, BitFlags<AccessFs>)> = sandbox
+        .read
+        .iter()
+        .map(|p| (p, read))
+        .chain(sandbox.write.iter().map(|p| (p, all)))
+        .filter_map(|(p, access)| {
+            let held = match system_location(p) {
+                Some(system) => Held::System(system?),
+                None => Held::Own(Opened::open(p)?),
+            };
+            Some((held, access))
+        })
+        .collect();
+    let rules = held
+        .iter()
+        .map(|(held, access)| Ok::<_, RulesetError>(held.opened().rule(*access)));
     Ruleset::default()
         .handle_access(all)
         .and_then(|r| r.create())
-        .and_then(|r| r.add_rules(path_beneath_rules(existing(&sandbox.read), read)))
-        .and_then(|r| r.add_rules(path_beneath_rules(existing(&sandbox.write), all)))
+        .and_then(|r| r.add_rules(rules))
         .map_err(|e| format!("the sandbox could not be prepared: {e}"))
 }
 

@@ -131,14 +131,30 @@ impl Room {
 /// that holds or sits inside the current folder, where the caller's own files are); read and
 /// write the repository, `scratch` (its `HOME` and `TMPDIR`) and the device files.
 fn command_sandbox(repo_dir: &Path, scratch: &Path) -> process::Sandbox {
-    let cwd = std::env::current_dir()
-        .map(|d| process::real(&d))
-        .unwrap_or_default();
-    let mut sandbox = process::Sandbox::base(&std::env::var_os("PATH").unwrap_or_default(), &[cwd]);
-    sandbox.read.sort();
-    sandbox.read.dedup();
+    let mut sandbox = base_sandbox();
     sandbox.write.push(process::real(repo_dir));
     sandbox.write.push(process::real(scratch));
+    sandbox
+}
+
+/// What every loop command's sandbox holds before its round's folders: made again only when
+/// `PATH` or the current folder changed since the last round (resolving each folder on `PATH`
+/// to its real path was a readlink a component, every round).
+fn base_sandbox() -> process::Sandbox {
+    type Key = (Option<std::ffi::OsString>, Option<PathBuf>);
+    static LAST: std::sync::Mutex<Option<(Key, process::Sandbox)>> = std::sync::Mutex::new(None);
+    let key: Key = (std::env::var_os("PATH"), std::env::current_dir().ok());
+    let mut last = LAST.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((known, sandbox)) = last.as_ref() {
+        if *known == key {
+            return sandbox.clone();
+        }
+    }
+    let cwd = key.1.as_deref().map(process::real).unwrap_or_default();
+    let mut sandbox = process::Sandbox::base(key.0.as_deref().unwrap_or_default(), &[cwd]);
+    sandbox.read.sort();
+    sandbox.read.dedup();
+    *last = Some((key, sandbox.clone()));
     sandbox
 }
 
