@@ -11,7 +11,7 @@
 # OUTPUTS=1 it then
 # runs every command that reads a run on each N's run, and prints their wall time and peak memory:
 # `compare` (the run against itself), `replay`, `explain` (one fixture), `list --outcome`, and
-# `merge` of the same corpus run again as two shards.
+# `merge` of the same corpus run again as two shards. JOBS=K runs K trials at once (default 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="${BIN:-target/release/gatebench}"
@@ -22,7 +22,11 @@ scratch="$(mktemp -d "${TMPDIR:-/tmp}/gatebench-scale.XXXXXX")"
 trap 'rm -rf "$scratch"' EXIT
 work=/dev/shm; [ -d "$work" ] || work="$scratch"
 goldens=$(grep -L '^extends:' fixtures/*/fixture.yaml | xargs -n1 dirname | xargs -n1 basename)
-omissions=$(grep -l '^extends:' fixtures/*/fixture.yaml | xargs -n1 dirname | xargs -n1 basename)
+# ONLY=GLOB copies only the omission fixtures whose id matches (ONLY='loop-*': verification-loop
+# trials alone, whose commands are processes).
+omissions=$(grep -l '^extends:' fixtures/*/fixture.yaml | xargs -n1 dirname | xargs -n1 basename |
+  while read -r o; do case "$o" in ${ONLY:-*}) echo "$o" ;; esac; done)
+[ -n "$omissions" ] || { echo "no omission fixture matches ONLY=${ONLY:-}" >&2; exit 1; }
 echo "| fixtures | wall s | fixtures/s | CPU ms/fixture (user+sys) | peak RSS MiB | results.json KiB/trial |"
 echo "|---|---|---|---|---|---|"
 for n in "${@:-100}"; do
