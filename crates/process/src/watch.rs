@@ -35,7 +35,9 @@ enum Exit {
 }
 
 impl Exit {
-    fn of(pid: i32, wait: crate::Wait) -> io::Result<Exit> {
+    /// How to learn of `pid`'s exit; the wait given back when neither a pidfd nor a pipe could
+    /// be made (out of descriptors).
+    fn of(pid: i32, wait: crate::Wait) -> Result<Exit, crate::Wait> {
         // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1. The child
         // is ours and not yet reaped, so its pid names it and no other process.
         let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
@@ -44,7 +46,14 @@ impl Exit {
             let fd = unsafe { OwnedFd::from_raw_fd(fd as RawFd) };
             return Ok(Exit::Pidfd(fd, wait));
         }
-        let (read, write) = crate::vfork::pipe()?;
+        Exit::by_thread(wait)
+    }
+
+    /// A thread waits, sends the status and closes the write end of a pipe the poll watches.
+    fn by_thread(wait: crate::Wait) -> Result<Exit, crate::Wait> {
+        let Ok((read, write)) = crate::vfork::pipe() else {
+            return Err(wait);
+        };
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let _ = tx.send(wait());
@@ -121,14 +130,31 @@ fn poll_timeout(until: Option<Instant>) -> libc::c_int {
 /// left running in its group ends with it), then reads what is left of the streams for at most
 /// `CAPTURE_GRACE`.
 pub(crate) fn watch(child: Started, started: Instant, timeout: Duration) -> Watched {
-    let pgid = child.pid;
+    let exit = Exit::of(child.pid, child.wait);
+    follow(
+        child.pid,
+        [child.stdout, child.stderr],
+        exit,
+        started,
+        timeout,
+    )
+}
+
+/// [`watch`], with how the exit is learnt of already chosen.
+fn follow(
+    pgid: i32,
+    [stdout, stderr]: [std::fs::File; 2],
+    exit: Result<Exit, crate::Wait>,
+    started: Instant,
+    timeout: Duration,
+) -> Watched {
     let mut streams = [
         Stream {
-            file: Some(child.stdout),
+            file: Some(stdout),
             kept: Bounded::new(),
         },
         Stream {
-            file: Some(child.stderr),
+            file: Some(stderr),
             kept: Bounded::new(),
         },
     ];
@@ -139,12 +165,13 @@ pub(crate) fn watch(child: Started, started: Instant, timeout: Duration) -> Watc
         stdout: Captured::default(),
         stderr: Captured::default(),
     };
-    let mut exit = match Exit::of(pgid, child.wait) {
+    let mut exit = match exit {
         Ok(exit) => Some(exit),
-        Err(_) => {
+        Err(wait) => {
             // Neither a pidfd nor a pipe could be made (out of descriptors): the command is
-            // stopped rather than watched blind, and nothing of it is kept.
+            // stopped and reaped rather than watched blind, and nothing of its output is kept.
             kill_group(pgid);
+            watched.status = wait().ok();
             watched.duration = started.elapsed();
             for stream in &mut streams {
                 stream.file = None;
@@ -231,4 +258,81 @@ pub(crate) fn watch(child: Started, started: Instant, timeout: Duration) -> Watc
     watched.stdout = stdout.finish();
     watched.stderr = stderr.finish();
     watched
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::ExitStatusExt;
+    use std::path::Path;
+
+    fn started(script: &str) -> (Started, Instant) {
+        let child = crate::vfork::spawn(
+            Path::new("/bin/sh"),
+            &["-c".to_owned(), script.to_owned()],
+            &[("PATH".into(), "/usr/bin:/bin".into())],
+            Path::new("/"),
+            None,
+        )
+        .unwrap();
+        let pid = child.pid;
+        let wait: crate::Wait = Box::new(move || {
+            let mut status = 0;
+            // SAFETY: waiting for our own child.
+            if unsafe { libc::waitpid(pid, &mut status, 0) } < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(ExitStatus::from_raw(status))
+        });
+        let started = Started {
+            pid,
+            stdout: child.stdout,
+            stderr: child.stderr,
+            wait,
+        };
+        (started, Instant::now())
+    }
+
+    fn follow_by_thread(child: Started, started: Instant, timeout: Duration) -> Watched {
+        let exit = Exit::by_thread(child.wait);
+        follow(
+            child.pid,
+            [child.stdout, child.stderr],
+            exit,
+            started,
+            timeout,
+        )
+    }
+
+    #[test]
+    fn without_a_pidfd_a_waiting_thread_tells_the_poll_of_the_exit() {
+        // The path a kernel before 5.3 takes: the same record as with a pidfd.
+        let (child, at) = started("echo out; echo err >&2; exit 3");
+        let w = follow_by_thread(child, at, Duration::from_secs(20));
+        assert_eq!(w.status.and_then(|s| s.code()), Some(3));
+        assert!(!w.timed_out);
+        assert_eq!(w.stdout.text, "out\n");
+        assert_eq!(w.stderr.text, "err\n");
+        let (child, at) = started("echo before; sleep 30");
+        let w = follow_by_thread(child, at, Duration::from_millis(200));
+        assert!(w.timed_out);
+        assert_eq!(w.status.and_then(|s| s.signal()), Some(libc::SIGKILL));
+        assert_eq!(w.stdout.text, "before\n");
+    }
+
+    #[test]
+    fn a_command_that_cannot_be_watched_is_killed_and_reaped() {
+        // Out of descriptors: no pidfd and no pipe. The command is stopped, not left running,
+        // and its status is still the wait's.
+        let (child, at) = started("sleep 30");
+        let w = follow(
+            child.pid,
+            [child.stdout, child.stderr],
+            Err(child.wait),
+            at,
+            Duration::from_secs(20),
+        );
+        assert_eq!(w.status.and_then(|s| s.signal()), Some(libc::SIGKILL));
+        assert!(w.duration < Duration::from_secs(20));
+    }
 }
