@@ -8,9 +8,13 @@
 //! read-only verifier may well run it.
 
 use std::collections::BTreeMap;
+use std::ffi::{CStr, CString};
+use std::os::fd::{AsFd, BorrowedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use git2::Repository;
+use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags, CWD};
 use sha2::{Digest, Sha256};
 
 /// What a repository holds, by key (`HEAD`, `refs/...`, `index:<path>`, `<path>`).
@@ -114,10 +118,12 @@ impl Fingerprinter {
         // One read buffer for every file of the walk (zeroing 64 KiB a file was 1% of a loop
         // trial's samples).
         let mut block = vec![0u8; 64 * 1024];
+        let root = open_dir(CWD, &self.work_dir, true)
+            .map_err(|e| format!("read {}: {e}", self.work_dir.display()))?;
         walk(
             repo,
             &tracked,
-            &self.work_dir,
+            root,
             Path::new(""),
             &mut entries,
             &mut block,
@@ -186,29 +192,62 @@ struct Tracked {
     dirs: std::collections::HashSet<String>,
 }
 
+/// Opens a folder of the walk for listing; `follow` for the work tree itself (which may be
+/// reached through a link, as a path is), never for a folder found in it.
+fn open_dir<P: rustix::path::Arg>(at: impl AsFd, path: P, follow: bool) -> std::io::Result<Dir> {
+    let mut flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    if !follow {
+        flags |= OFlags::NOFOLLOW;
+    }
+    let fd = rustix::fs::openat(at, path, flags, Mode::empty())?;
+    Ok(Dir::new(fd)?)
+}
+
+/// Fingerprints the folder `dir` lists (`rel` below the work tree) into `entries`. The walk goes
+/// through descriptors, each folder listed from its own and each entry opened relative to it (no
+/// lookup of every folder on a full path, no C directory stream, as `remove.rs` and the gate's
+/// view do); an entry's kind is the one its folder lists.
 fn walk(
     repo: &Repository,
     tracked: &Tracked,
-    root: &Path,
+    mut dir: Dir,
     rel: &Path,
     entries: &mut BTreeMap<String, String>,
     block: &mut [u8],
 ) -> Result<(), String> {
-    let dir = root.join(rel);
-    let read = std::fs::read_dir(&dir).map_err(|e| format!("read {}: {e}", dir.display()))?;
-    let mut children: Vec<_> = read.flatten().collect();
-    children.sort_by_key(|e| e.file_name());
-    for child in children {
-        let name = child.file_name();
-        if rel.as_os_str().is_empty() && name == ".git" {
-            continue;
-        }
-        let path = rel.join(&name);
-        let key = path.to_string_lossy().into_owned();
-        let Ok(kind) = child.file_type() else {
+    let listed = |e: std::io::Error| format!("read {}: {e}", rel.display());
+    let mut children: Vec<(CString, FileType)> = Vec::new();
+    while let Some(entry) = dir.read() {
+        // An entry that cannot be read is skipped, as the walk over std's listing skipped it.
+        let Ok(entry) = entry else {
             continue;
         };
-        let known = if kind.is_dir() {
+        let name = entry.file_name();
+        if name == c"." || name == c".." {
+            continue;
+        }
+        children.push((name.to_owned(), entry.file_type()));
+    }
+    children.sort_by(|a, b| a.0.cmp(&b.0));
+    let parent = dir.fd().map_err(|e| listed(e.into()))?;
+    for (name, kind) in children {
+        let name_os = std::ffi::OsStr::from_bytes(name.to_bytes());
+        if rel.as_os_str().is_empty() && name_os == ".git" {
+            continue;
+        }
+        let kind = match kind {
+            // A file system that does not say the kind in its listing: asked, without following.
+            FileType::Unknown => {
+                match rustix::fs::statat(parent, &*name, AtFlags::SYMLINK_NOFOLLOW) {
+                    Ok(stat) => FileType::from_raw_mode(stat.st_mode),
+                    Err(_) => continue,
+                }
+            }
+            kind => kind,
+        };
+        let path = rel.join(name_os);
+        let key = path.to_string_lossy().into_owned();
+        let known = if kind == FileType::Directory {
             tracked.dirs.contains(&key)
         } else {
             tracked.files.contains(&key)
@@ -216,25 +255,33 @@ fn walk(
         if !known && repo.is_path_ignored(&path).unwrap_or(false) {
             continue;
         }
-        if kind.is_dir() {
-            walk(repo, tracked, root, &path, entries, block)?;
-        } else if kind.is_symlink() {
-            let target = std::fs::read_link(child.path())
-                .map(|t| t.display().to_string())
-                .unwrap_or_default();
-            entries.insert(key, format!("link {target}"));
-        } else if kind.is_file() {
-            let value = match hash_regular(&child.path(), block) {
-                Ok((hex, executable)) => {
-                    format!("file {}{hex}", if executable { "x " } else { "" })
-                }
-                Err(e) => format!("unreadable {e}"),
-            };
-            entries.insert(key, value);
-        } else {
-            // A FIFO, a socket or a device is never opened: opening a FIFO blocks until someone
-            // writes, and reading a device may never end. Its kind is its fingerprint.
-            entries.insert(key, format!("special {}", special_kind(&kind)));
+        match kind {
+            FileType::Directory => {
+                let sub = open_dir(parent, &*name, false)
+                    .map_err(|e| format!("read {}: {e}", path.display()))?;
+                walk(repo, tracked, sub, &path, entries, block)?;
+            }
+            FileType::Symlink => {
+                let target = rustix::fs::readlinkat(parent, &*name, Vec::new())
+                    .map(|t| t.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                entries.insert(key, format!("link {target}"));
+            }
+            FileType::RegularFile => {
+                let value = match hash_regular(parent, &name, block) {
+                    Ok((hex, executable)) => {
+                        format!("file {}{hex}", if executable { "x " } else { "" })
+                    }
+                    Err(e) => format!("unreadable {e}"),
+                };
+                entries.insert(key, value);
+            }
+            other => {
+                // A FIFO, a socket or a device is never opened: opening a FIFO blocks until
+                // someone writes, and reading a device may never end. Its kind is its
+                // fingerprint.
+                entries.insert(key, format!("special {}", special_kind(other)));
+            }
         }
     }
     Ok(())
@@ -244,52 +291,49 @@ fn walk(
 /// it is executable. Opened without following a link and without blocking, and checked to be a
 /// regular file on the open descriptor: a file swapped for a FIFO after the directory was listed
 /// is not read either.
-fn hash_regular(path: &Path, block: &mut [u8]) -> std::io::Result<(String, bool)> {
-    use std::io::Read;
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let mut file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
+fn hash_regular(
+    parent: BorrowedFd<'_>,
+    name: &CStr,
+    block: &mut [u8],
+) -> std::io::Result<(String, bool)> {
+    let fd = rustix::fs::openat(
+        parent,
+        name,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    let stat = rustix::fs::fstat(&fd)?;
+    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
         return Err(std::io::Error::other("not a regular file"));
     }
+    let size = stat.st_size as u64;
     let mut hasher = Sha256::new();
     let mut read: u64 = 0;
-    loop {
-        match file.read(block) {
+    // Once the size the descriptor was opened at is read, a read to learn of the end costs a
+    // system call and tells nothing more: a file still growing differs between two fingerprints
+    // either way.
+    while read < size {
+        match rustix::io::read(&fd, &mut *block) {
             Ok(0) => break,
             Ok(n) => {
                 hasher.update(&block[..n]);
                 read += n as u64;
-                // Once the size the descriptor was opened at is read, a read to learn of the
-                // end costs a system call and tells nothing more: a file still growing differs
-                // between two fingerprints either way.
-                if read == meta.len() {
-                    break;
-                }
             }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
         }
     }
-    let executable = meta.permissions().mode() & 0o111 != 0;
+    let executable = stat.st_mode & 0o111 != 0;
     Ok((gatebench_gittree::hex(&hasher.finalize()), executable))
 }
 
-fn special_kind(kind: &std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if kind.is_fifo() {
-        "fifo"
-    } else if kind.is_socket() {
-        "socket"
-    } else if kind.is_block_device() {
-        "block-device"
-    } else if kind.is_char_device() {
-        "char-device"
-    } else {
-        "unknown"
+fn special_kind(kind: FileType) -> &'static str {
+    match kind {
+        FileType::Fifo => "fifo",
+        FileType::Socket => "socket",
+        FileType::BlockDevice => "block-device",
+        FileType::CharacterDevice => "char-device",
+        _ => "unknown",
     }
 }
 
@@ -317,6 +361,65 @@ mod tests {
         assert!(before.changed(&take(dir.path()).unwrap()).is_empty());
         std::fs::write(dir.path().join("new.txt"), "x").unwrap();
         assert_eq!(before.changed(&take(dir.path()).unwrap()), vec!["new.txt"]);
+    }
+
+    /// What the walk reads: a file deep in folders by its content, the executable bit, a symlink
+    /// by its target and never followed (a file inside a linked folder is no entry of its own),
+    /// and an empty folder is nothing.
+    #[test]
+    fn nested_files_modes_and_links_are_what_the_walk_reads() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = repo_with_file();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), "s").unwrap();
+        std::fs::create_dir_all(dir.path().join("src/deep/er")).unwrap();
+        std::fs::create_dir(dir.path().join("empty")).unwrap();
+        std::fs::write(dir.path().join("src/deep/er/x.rs"), "fn x() {}\n").unwrap();
+        std::fs::write(dir.path().join("run.sh"), "echo\n").unwrap();
+        std::os::unix::fs::symlink("a.txt", dir.path().join("to-a")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("to-outside")).unwrap();
+        let before = take(dir.path()).unwrap();
+        let keys: Vec<&str> = before
+            .entries
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !k.starts_with("index:") && *k != "HEAD")
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                ".gitignore",
+                "a.txt",
+                "run.sh",
+                "src/deep/er/x.rs",
+                "to-a",
+                "to-outside"
+            ]
+        );
+        assert_eq!(before.entries["to-a"], "link a.txt");
+        let file = before.entries["src/deep/er/x.rs"].clone();
+        assert_eq!(
+            file,
+            format!(
+                "file {}",
+                gatebench_gittree::hex(&Sha256::digest(b"fn x() {}\n"))
+            )
+        );
+        std::fs::write(dir.path().join("src/deep/er/x.rs"), "fn y() {}\n").unwrap();
+        std::fs::set_permissions(
+            dir.path().join("run.sh"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+        std::fs::remove_file(dir.path().join("to-a")).unwrap();
+        std::os::unix::fs::symlink("run.sh", dir.path().join("to-a")).unwrap();
+        std::fs::write(outside.path().join("secret"), "changed").unwrap();
+        let after = take(dir.path()).unwrap();
+        assert_eq!(
+            before.changed(&after),
+            vec!["run.sh", "src/deep/er/x.rs", "to-a"]
+        );
+        assert!(after.entries["run.sh"].starts_with("file x "));
     }
 
     /// `as_written` applies the ignore rules as `take` does: an untracked file in an ignored
