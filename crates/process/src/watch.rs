@@ -130,7 +130,17 @@ fn poll_timeout(until: Option<Instant>) -> libc::c_int {
 /// left running in its group ends with it), then reads what is left of the streams for at most
 /// `CAPTURE_GRACE`.
 pub(crate) fn watch(child: Started, started: Instant, timeout: Duration) -> Watched {
-    let exit = Exit::of(child.pid, child.wait);
+    watch_with(child, started, timeout, Exit::of)
+}
+
+/// [`watch`], with how the exit is learnt of chosen by `exit_of` (tests take the thread).
+fn watch_with(
+    child: Started,
+    started: Instant,
+    timeout: Duration,
+    exit_of: fn(i32, crate::Wait) -> Result<Exit, crate::Wait>,
+) -> Watched {
+    let exit = exit_of(child.pid, child.wait);
     follow(
         child.pid,
         [child.stdout, child.stderr],
@@ -294,14 +304,7 @@ mod tests {
     }
 
     fn follow_by_thread(child: Started, started: Instant, timeout: Duration) -> Watched {
-        let exit = Exit::by_thread(child.wait);
-        follow(
-            child.pid,
-            [child.stdout, child.stderr],
-            exit,
-            started,
-            timeout,
-        )
+        watch_with(child, started, timeout, |_, wait| Exit::by_thread(wait))
     }
 
     #[test]
