@@ -9,12 +9,12 @@
 
 use std::collections::BTreeMap;
 use std::ffi::{CStr, CString};
-use std::os::fd::{AsFd, BorrowedFd};
+use std::os::fd::BorrowedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use git2::Repository;
-use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags, CWD};
+use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 use sha2::{Digest, Sha256};
 
 /// What a repository holds, by key (`HEAD`, `refs/...`, `index:<path>`, `<path>`).
@@ -118,7 +118,10 @@ impl Fingerprinter {
         // One read buffer for every file of the walk (zeroing 64 KiB a file was 1% of a loop
         // trial's samples).
         let mut block = vec![0u8; 64 * 1024];
-        let root = open_dir(CWD, &self.work_dir, true)
+        // The work tree itself may be reached through a link, as a path is; a folder found in
+        // it is opened without following one (`remove::open_dir`).
+        let root = std::fs::File::open(&self.work_dir)
+            .and_then(|f| Ok(Dir::new(f)?))
             .map_err(|e| format!("read {}: {e}", self.work_dir.display()))?;
         walk(
             repo,
@@ -192,17 +195,6 @@ struct Tracked {
     dirs: std::collections::HashSet<String>,
 }
 
-/// Opens a folder of the walk for listing; `follow` for the work tree itself (which may be
-/// reached through a link, as a path is), never for a folder found in it.
-fn open_dir<P: rustix::path::Arg>(at: impl AsFd, path: P, follow: bool) -> std::io::Result<Dir> {
-    let mut flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-    if !follow {
-        flags |= OFlags::NOFOLLOW;
-    }
-    let fd = rustix::fs::openat(at, path, flags, Mode::empty())?;
-    Ok(Dir::new(fd)?)
-}
-
 /// Fingerprints the folder `dir` lists (`rel` below the work tree) into `entries`. The walk goes
 /// through descriptors, each folder listed from its own and each entry opened relative to it (no
 /// lookup of every folder on a full path, no C directory stream, as `remove.rs` and the gate's
@@ -257,8 +249,8 @@ fn walk(
         }
         match kind {
             FileType::Directory => {
-                let sub = open_dir(parent, &*name, false)
-                    .map_err(|e| format!("read {}: {e}", path.display()))?;
+                let sub = crate::repo::remove::open_dir(parent, &*name)
+                    .map_err(|e| format!("read {}: {}", path.display(), std::io::Error::from(e)))?;
                 walk(repo, tracked, sub, &path, entries, block)?;
             }
             FileType::Symlink => {

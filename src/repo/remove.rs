@@ -36,7 +36,8 @@ pub fn remove_tree(path: &Path) -> io::Result<()> {
     }
 }
 
-fn open_dir<P: rustix::path::Arg>(at: impl AsFd, path: P) -> rustix::io::Result<Dir> {
+/// Opens the folder `path` (relative to `at`) for listing, never through a symlink.
+pub(crate) fn open_dir<P: rustix::path::Arg>(at: impl AsFd, path: P) -> rustix::io::Result<Dir> {
     let fd = rustix::fs::openat(
         at,
         path,

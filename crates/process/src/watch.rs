@@ -130,41 +130,26 @@ fn poll_timeout(until: Option<Instant>) -> libc::c_int {
 /// left running in its group ends with it), then reads what is left of the streams for at most
 /// `CAPTURE_GRACE`.
 pub(crate) fn watch(child: Started, started: Instant, timeout: Duration) -> Watched {
-    watch_with(child, started, timeout, Exit::of)
+    follow(child, Exit::of, started, timeout)
 }
 
-/// [`watch`], with how the exit is learnt of chosen by `exit_of` (tests take the thread).
-fn watch_with(
-    child: Started,
-    started: Instant,
-    timeout: Duration,
-    exit_of: fn(i32, crate::Wait) -> Result<Exit, crate::Wait>,
-) -> Watched {
-    let exit = exit_of(child.pid, child.wait);
-    follow(
-        child.pid,
-        [child.stdout, child.stderr],
-        exit,
-        started,
-        timeout,
-    )
-}
-
-/// [`watch`], with how the exit is learnt of already chosen.
+/// [`watch`], with how the exit is learnt of chosen by `exit_of` (the tests choose the thread,
+/// or no way at all).
 fn follow(
-    pgid: i32,
-    [stdout, stderr]: [std::fs::File; 2],
-    exit: Result<Exit, crate::Wait>,
+    child: Started,
+    exit_of: impl FnOnce(i32, crate::Wait) -> Result<Exit, crate::Wait>,
     started: Instant,
     timeout: Duration,
 ) -> Watched {
+    let pgid = child.pid;
+    let exit = exit_of(pgid, child.wait);
     let mut streams = [
         Stream {
-            file: Some(stdout),
+            file: Some(child.stdout),
             kept: Bounded::new(),
         },
         Stream {
-            file: Some(stderr),
+            file: Some(child.stderr),
             kept: Bounded::new(),
         },
     ];
@@ -230,12 +215,16 @@ fn follow(
             if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
                 continue;
             }
-            // poll itself failed (out of memory): stop the command, wait for it, keep nothing
-            // more of its streams.
+            // poll itself failed (out of memory): stop the command, wait for it, and keep what
+            // was read of its streams (closed here, not abandoned: no process outside the group
+            // is known to hold them).
             kill_group(pgid);
             if let Some(exit) = exit.take() {
                 watched.status = exit.reap();
                 watched.duration = started.elapsed();
+            }
+            for stream in &mut streams {
+                stream.file = None;
             }
             break;
         }
@@ -304,7 +293,7 @@ mod tests {
     }
 
     fn follow_by_thread(child: Started, started: Instant, timeout: Duration) -> Watched {
-        watch_with(child, started, timeout, |_, wait| Exit::by_thread(wait))
+        follow(child, |_, wait| Exit::by_thread(wait), started, timeout)
     }
 
     #[test]
@@ -328,13 +317,7 @@ mod tests {
         // Out of descriptors: no pidfd and no pipe. The command is stopped, not left running,
         // and its status is still the wait's.
         let (child, at) = started("sleep 30");
-        let w = follow(
-            child.pid,
-            [child.stdout, child.stderr],
-            Err(child.wait),
-            at,
-            Duration::from_secs(20),
-        );
+        let w = follow(child, |_, wait| Err(wait), at, Duration::from_secs(20));
         assert_eq!(w.status.and_then(|s| s.signal()), Some(libc::SIGKILL));
         assert!(w.duration < Duration::from_secs(20));
     }
