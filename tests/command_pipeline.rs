@@ -36,6 +36,10 @@ fn scenario(dir: &Path, pipeline: &str, more: &str, fixtures: Option<&Path>) -> 
     let fixtures = fixtures
         .map(Path::to_path_buf)
         .unwrap_or_else(|| root().join("fixtures"));
+    // What the scripts write (a count of invocations) goes to `out/`: the scenario's folder
+    // itself holds the reports and may hold the fixtures, which no sandbox may grant.
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
     let sandbox = if pipeline.contains("sandbox:") {
         String::new()
     } else {
@@ -43,7 +47,7 @@ fn scenario(dir: &Path, pipeline: &str, more: &str, fixtures: Option<&Path>) -> 
             "\n  sandbox: {{read: ['{}', '{}'], write: ['{}']}}",
             pipelines().display(),
             env!("CARGO_BIN_EXE_gatebench"),
-            dir.display()
+            out.display()
         )
     };
     let pipeline = format!("{}{sandbox}", pipeline.trim_end());
@@ -491,7 +495,7 @@ fn a_rerun_with_nothing_changed_invokes_the_pipeline_zero_times_and_a_changed_fi
     let fixtures = dir.path().join("fixtures");
     std::fs::create_dir(&fixtures).unwrap();
     copy_fixtures(&fixtures);
-    let counter = dir.path().join("count");
+    let counter = dir.path().join("out/count");
     let reports = dir.path().join("reports");
     let s = counting_scenario(dir.path(), &fixtures, &counter);
 
@@ -547,7 +551,7 @@ fn a_rerun_with_nothing_changed_invokes_the_pipeline_zero_times_and_a_changed_fi
 #[test]
 fn changing_the_verifier_script_invalidates_every_cached_trial() {
     let dir = tempfile::tempdir().unwrap();
-    let counter = dir.path().join("count");
+    let counter = dir.path().join("out/count");
     let reports = dir.path().join("reports");
     let fixtures = dir.path().join("fixtures");
     std::fs::create_dir(&fixtures).unwrap();
@@ -571,7 +575,7 @@ fn replay_rescores_a_recorded_run_against_changed_expectations_without_invoking_
     let fixtures = dir.path().join("fixtures");
     std::fs::create_dir(&fixtures).unwrap();
     copy_fixtures(&fixtures);
-    let counter = dir.path().join("count");
+    let counter = dir.path().join("out/count");
     let reports = dir.path().join("reports");
     let s = counting_scenario(dir.path(), &fixtures, &counter);
     let recorded = execute::execute(&options(s, &reports, &[], false), &|_, _, _| {}).unwrap();
@@ -653,7 +657,7 @@ fn an_interrupted_run_resumes_with_the_trials_it_finished() {
     let fixtures = dir.path().join("fixtures");
     std::fs::create_dir(&fixtures).unwrap();
     copy_fixtures(&fixtures);
-    let counter = dir.path().join("count");
+    let counter = dir.path().join("out/count");
     // The second invocation waits to be killed; the test interrupts gatebench then, as Ctrl-C
     // would. (The verifier cannot signal gatebench itself: it runs in a PID namespace of its own.)
     let script = dir.path().join("verify.sh");
@@ -669,8 +673,9 @@ fn an_interrupted_run_resumes_with_the_trials_it_finished() {
         "name: t\nfixtures_dir: {}\npipeline:\n  kind: command\n  command: [sh, ./verify.sh]\n  env: {{GB_BIN: '{}'}}\n  sandbox: {{write: ['{}']}}\n",
         fixtures.display(),
         env!("CARGO_BIN_EXE_gatebench"),
-        dir.path().display()
+        dir.path().join("out").display()
     );
+    std::fs::create_dir_all(dir.path().join("out")).unwrap();
     std::fs::write(dir.path().join("scenario.yaml"), text).unwrap();
     let gatebench = |dir: &Path, interrupt_at: Option<usize>| {
         let started = Instant::now();
@@ -762,7 +767,7 @@ fn retries_rerun_errors_only_and_record_every_attempt_and_never_retry_a_false_pa
     let pipeline = format!(
         "  command: [sh, {}]\n  timeout_secs: 20\n  env: {{SEEN_DIR: '{}'}}\n",
         pipelines().join("error-once.sh").display(),
-        dir.path().display()
+        dir.path().join("out").display()
     );
     let s = scenario(dir.path(), &pipeline, "retries: 2", None);
     let results = execute(&options(s, &dir.path().join("reports"), &[OMISSION], true));

@@ -146,6 +146,12 @@ pub fn run_selected(
         let clock = Instant::now();
         crate::pipeline::command::preflight(&options.scenario.spec.pipeline)
             .map_err(|reason| Error::invalid(&options.scenario.file, reason))?;
+        // No command this run starts may be granted the answer key, the reports or the cache.
+        gatebench_process::protect([
+            options.fixtures_dir.as_path(),
+            options.reports_dir.as_path(),
+            options.cache_dir().as_path(),
+        ]);
         let pipeline = select::from_spec(&options.scenario.spec.pipeline, &options.scenario.dir());
         let scoring = select::scoring(pipeline.as_ref());
         let (mut sharded, shard) = shard::split(selected, options.shard);

@@ -11,14 +11,13 @@ mod vfork;
 mod watch;
 
 pub use isolate::{
-    containment, landlock_abi, network_isolation_available, real, Containment, PreparedSandbox,
-    Sandbox, SYSTEM_DEVICES, SYSTEM_READ,
+    containment, landlock_abi, network_isolation_available, private_mounts_available, protect,
+    protected, real, Containment, PreparedSandbox, Sandbox, SYSTEM_DEVICES, SYSTEM_READ,
 };
 
 use std::collections::BTreeSet;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -219,58 +218,30 @@ struct Started {
 /// Reaps a started command: blocks until it has exited, and gives its status.
 type Wait = Box<dyn FnOnce() -> std::io::Result<std::process::ExitStatus> + Send>;
 
-/// Starts the command: without copying the harness (`vfork.rs`) when it needs no namespace of
-/// its own, else forked by std with `plan` run in the child (`isolate::in_child`).
+/// Starts the command (`vfork.rs`), in the namespaces and sandbox of `plan` (`isolate.rs`).
 fn start(
     program: &Path,
     args: &[String],
     spawn: &Spawn<'_>,
-    mut plan: isolate::ChildPlan,
+    plan: isolate::ChildPlan,
 ) -> std::io::Result<Started> {
-    if plan.unshare == 0 {
-        let child = vfork::spawn(program, args, spawn.env, spawn.cwd, plan.ruleset)?;
-        let pid = child.pid;
-        return Ok(Started {
-            pid,
-            stdout: child.stdout,
-            stderr: child.stderr,
-            wait: Box::new(move || loop {
-                let mut status = 0;
-                // SAFETY: waiting for our own child, which nothing else reaps.
-                if unsafe { libc::waitpid(pid, &mut status, 0) } >= 0 {
-                    return Ok(std::process::ExitStatus::from_raw(status));
-                }
-                let error = std::io::Error::last_os_error();
-                if error.kind() != std::io::ErrorKind::Interrupted {
-                    return Err(error);
-                }
-            }),
-        });
-    }
-    let mut command = Command::new(program);
-    command
-        .args(args)
-        .current_dir(spawn.cwd)
-        .env_clear()
-        .envs(spawn.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    // SAFETY: `in_child` makes only system calls (it may fork; its intermediate process never
-    // returns), and enforces a ruleset prepared in the parent.
-    unsafe {
-        command.pre_exec(move || isolate::in_child(&mut plan));
-    }
-    let mut child = command.spawn()?;
-    let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
-        return Err(std::io::Error::other("the output pipes were not made"));
-    };
+    let child = vfork::spawn(program, args, spawn.env, spawn.cwd, plan)?;
+    let pid = child.pid;
     Ok(Started {
-        pid: child.id() as i32,
-        stdout: std::os::fd::OwnedFd::from(stdout).into(),
-        stderr: std::os::fd::OwnedFd::from(stderr).into(),
-        wait: Box::new(move || child.wait()),
+        pid,
+        stdout: child.stdout,
+        stderr: child.stderr,
+        wait: Box::new(move || loop {
+            let mut status = 0;
+            // SAFETY: waiting for our own child, which nothing else reaps.
+            if unsafe { libc::waitpid(pid, &mut status, 0) } >= 0 {
+                return Ok(std::process::ExitStatus::from_raw(status));
+            }
+            let error = std::io::Error::last_os_error();
+            if error.kind() != std::io::ErrorKind::Interrupted {
+                return Err(error);
+            }
+        }),
     })
 }
 
@@ -310,10 +281,10 @@ pub fn run_isolated(spawn: &Spawn<'_>, isolation: &Isolation) -> ProcessRecord {
         record.spawn_error = Some("the command is empty".into());
         return record;
     };
-    let ruleset = match isolation
+    let sandbox = match isolation
         .sandbox
         .as_ref()
-        .map(PreparedSandbox::fd)
+        .map(|s| s.fd().map(|fd| (s, fd)))
         .transpose()
     {
         Ok(r) => r,
@@ -322,7 +293,7 @@ pub fn run_isolated(spawn: &Spawn<'_>, isolation: &Isolation) -> ProcessRecord {
             return record;
         }
     };
-    let plan = isolate::ChildPlan::new(isolation.contain, isolation.no_network, ruleset);
+    let plan = isolate::ChildPlan::new(isolation.contain, isolation.no_network, sandbox);
     let program_path = find_program(program, spawn.env);
     let started = Instant::now();
     // The registry lock is held across spawn so that a Ctrl-C between spawn and registration
@@ -363,6 +334,7 @@ pub fn run_isolated(spawn: &Spawn<'_>, isolation: &Isolation) -> ProcessRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::process::CommandExt;
 
     #[test]
     fn a_stream_longer_than_both_edges_keeps_its_first_and_last_bytes() {

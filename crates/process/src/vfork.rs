@@ -1,5 +1,6 @@
 //! Starting a command without copying the harness: `clone(CLONE_VM | CLONE_VFORK)`, as
-//! `posix_spawn` does, for a command that needs no namespace of its own.
+//! `posix_spawn` does, with the namespaces its plan asks for given to `clone` itself (the child is
+//! then the init of its PID namespace at once: no second fork, no process in between).
 //!
 //! std spawns through `posix_spawn` only when nothing must run in the child before `exec`; the
 //! parent-death signal and the Landlock sandbox must, so std forks. A fork of a multi-threaded
@@ -32,9 +33,8 @@ struct Plan {
     stdin: libc::c_int,
     stdout: libc::c_int,
     stderr: libc::c_int,
-    /// The Landlock ruleset to enforce; `Some(None)` when sandboxing is asked for but the kernel
-    /// has no Landlock (no-new-privileges is still set, as the landlock crate does).
-    ruleset: Option<Option<libc::c_int>>,
+    /// Namespaces, session, sandbox (`isolate.rs`).
+    confine: crate::isolate::ChildPlan,
     /// Where the child leaves `errno` when a step before `exec` (or `exec` itself) fails.
     error: libc::c_int,
 }
@@ -53,15 +53,15 @@ pub(crate) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
-/// Starts `program` with `args` and exactly `env`, in `cwd`, in a process group of its own, with
-/// no standard input, its output into two pipes, `SIGKILL` when the calling thread ends, and the
-/// Landlock `ruleset` enforced when one is given (`Some(None)`: no Landlock here).
+/// Starts `program` with `args` and exactly `env`, in `cwd`, in a session (and process group) of
+/// its own, with no standard input, its output into two pipes, `SIGKILL` when the calling thread
+/// ends, in the namespaces and the sandbox of `confine`.
 pub(crate) fn spawn(
     program: &Path,
     args: &[String],
     env: &[(String, String)],
     cwd: &Path,
-    ruleset: Option<Option<libc::c_int>>,
+    confine: crate::isolate::ChildPlan,
 ) -> io::Result<Started> {
     let program = c_string(program.as_os_str().as_bytes())?;
     let mut strings = Vec::with_capacity(1 + args.len() + env.len());
@@ -92,7 +92,7 @@ pub(crate) fn spawn(
         stdin: stdin.as_raw_fd(),
         stdout: out_write.as_raw_fd(),
         stderr: err_write.as_raw_fd(),
-        ruleset,
+        confine,
         error: 0,
     };
     // The child runs on a stack of its own in the parent's memory; it needs little (a few system
@@ -113,7 +113,7 @@ pub(crate) fn spawn(
         let pid = libc::clone(
             child,
             top.cast(),
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD | plan.confine.clone_flags,
             (&mut plan as *mut Plan).cast(),
         );
         let clone_error = io::Error::last_os_error();
@@ -167,18 +167,12 @@ extern "C" fn child(plan: *mut libc::c_void) -> libc::c_int {
             libc::signal(signal, libc::SIG_DFL);
         }
         if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0
-            || libc::setpgid(0, 0) != 0
             || libc::dup2(plan.stdin, 0) < 0
             || libc::dup2(plan.stdout, 1) < 0
             || libc::dup2(plan.stderr, 2) < 0
-            || libc::chdir(plan.cwd.as_ptr()) != 0
+            || crate::isolate::in_child(&plan.confine, &plan.cwd).is_err()
         {
             return fail(plan);
-        }
-        if let Some(ruleset) = plan.ruleset {
-            if crate::isolate::restrict_self(ruleset).is_err() {
-                return fail(plan);
-            }
         }
         let mut empty: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut empty);
@@ -204,7 +198,7 @@ mod tests {
                 &["30".to_owned()],
                 &[],
                 Path::new("/"),
-                None,
+                crate::isolate::ChildPlan::new(false, false, None),
             )
             .unwrap()
         })
@@ -227,7 +221,7 @@ mod tests {
             &[],
             &[],
             Path::new("/"),
-            None,
+            crate::isolate::ChildPlan::new(false, false, None),
         )
         .err()
         .expect("no such program");
@@ -237,7 +231,7 @@ mod tests {
             &[],
             &[],
             Path::new("/nonexistent"),
-            None,
+            crate::isolate::ChildPlan::new(false, false, None),
         )
         .err()
         .expect("no such folder");

@@ -138,12 +138,17 @@ fn command_sandbox(repo_dir: &Path, scratch: &Path) -> process::Sandbox {
 }
 
 /// What every loop command's sandbox holds before its round's folders: made again only when
-/// `PATH` or the current folder changed since the last round (resolving each folder on `PATH`
+/// `PATH`, the current folder or the protected paths (`process::protect`) changed since the last
+/// round (resolving each folder on `PATH`
 /// to its real path was a readlink a component, every round).
 fn base_sandbox() -> process::Sandbox {
-    type Key = (Option<std::ffi::OsString>, Option<PathBuf>);
+    type Key = (Option<std::ffi::OsString>, Option<PathBuf>, Vec<PathBuf>);
     static LAST: std::sync::Mutex<Option<(Key, process::Sandbox)>> = std::sync::Mutex::new(None);
-    let key: Key = (std::env::var_os("PATH"), std::env::current_dir().ok());
+    let key: Key = (
+        std::env::var_os("PATH"),
+        std::env::current_dir().ok(),
+        process::protected(),
+    );
     let mut last = LAST.lock().unwrap_or_else(|p| p.into_inner());
     if let Some((known, sandbox)) = last.as_ref() {
         if *known == key {
