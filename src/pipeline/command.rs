@@ -296,7 +296,8 @@ impl CommandPipeline {
         let isolation = IsolationInfo {
             sandbox: match (spec.sandbox.mode(), landlock) {
                 (SandboxMode::None, _) => "none",
-                (_, true) => "on",
+                (_, true) if process::private_mounts_available() => "on",
+                (_, true) => "partial",
                 (_, false) => "unavailable",
             }
             .into(),

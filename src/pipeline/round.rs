@@ -14,8 +14,11 @@ use serde::{Deserialize, Serialize};
 /// shown in the summary).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct IsolationInfo {
-    /// `on` (Landlock enforced), `none` (the scenario turned it off) or `unavailable` (the kernel
-    /// has no Landlock: nothing kept the pipeline from reading the answers).
+    /// `on` (Landlock enforced, with private mounts and `/proc`), `partial` (Landlock enforced,
+    /// but this machine could not give a command mounts of its own: it could change file
+    /// metadata outside its folders and see other processes in `/proc`), `none` (the scenario
+    /// turned it off) or `unavailable` (the kernel has no Landlock: nothing kept the pipeline from
+    /// reading the answers).
     pub sandbox: String,
     /// `pid-namespace` (every process a round starts dies with it) or `process-group` (a child
     /// that called `setsid` may outlive its round).
@@ -32,6 +35,12 @@ impl IsolationInfo {
             "none" => out.push(
                 "SANDBOX OFF: the scenario says `sandbox: none`; the pipeline could read the \
                  fixtures (the answers)"
+                    .to_owned(),
+            ),
+            "partial" => out.push(
+                "SANDBOX PARTIAL: this machine gives commands no mounts of their own; the \
+                 pipeline could see other processes in /proc and change file metadata outside \
+                 its folders"
                     .to_owned(),
             ),
             "unavailable" => out.push(

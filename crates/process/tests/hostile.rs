@@ -211,3 +211,35 @@ fn a_hostile_command_in_the_sandbox_reaches_nothing_its_control_reaches() {
     }
     assert!(sandboxed_reached.contains_key("capabilities"));
 }
+
+/// The same test as an unprivileged user (root's sandbox keeps nothing of root's; an ordinary
+/// user's is made in a user namespace of its own): when this test runs as root, it runs this
+/// test binary again as `nobody` with `setpriv`.
+#[test]
+fn a_hostile_command_run_by_an_unprivileged_user_reaches_nothing_either() {
+    if !is_root() || std::env::var_os("GATEBENCH_HOSTILE_UNPRIVILEGED").is_some() {
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(&exe)
+        .args([
+            "a_hostile_command_in_the_sandbox_reaches_nothing_its_control_reaches",
+            "--exact",
+            "--nocapture",
+        ])
+        .env("GATEBENCH_HOSTILE_UNPRIVILEGED", "1")
+        .current_dir("/")
+        .output()
+        .expect("setpriv (util-linux) runs the test as nobody");
+    let printed =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    if printed.contains("Permission denied") && !out.status.success() {
+        eprintln!("nobody cannot run {} here: {printed}", exe.display());
+        return;
+    }
+    assert!(out.status.success(), "{printed}");
+    assert!(printed.contains("1 passed"), "{printed}");
+    assert!(!printed.contains("the sandbox is partial"), "{printed}");
+}
