@@ -295,9 +295,12 @@ impl Sandbox {
                 binds: Arc::new(Vec::new()),
             };
         }
-        let mut binds: Vec<&PathBuf> = self
+        // Real paths: a grant reached through a link is bound where the link leads, as Landlock
+        // grants it.
+        let mut binds: Vec<PathBuf> = self
             .write
             .iter()
+            .map(|p| real(p))
             .filter(|p| {
                 std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir() || m.is_file())
                     && p.is_absolute()
