@@ -47,7 +47,20 @@ fn in_a_terminal(argv: &[String], cwd: &Path, path: &str) -> (Option<i32>, Strin
         .iter()
         .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
         .collect();
-    let out = Command::new(SCRIPT)
+    let mut command = Command::new(SCRIPT);
+    // A descriptor gatebench inherits without close-on-exec, as from a shell that keeps a log
+    // open: a command it starts must not get it (`inherited-descriptors`).
+    // SAFETY: dup2 only, in the child between fork and exec.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        command.pre_exec(|| {
+            if libc::dup2(2, 9) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = command
         .args(["-qec", &quoted.join(" "), "/dev/null"])
         .current_dir(cwd)
         .env("PATH", path)
@@ -68,8 +81,15 @@ fn reached(file: &Path) -> BTreeMap<String, (bool, String)> {
         .map(|line| {
             let mut words = line.splitn(3, ' ');
             let name = words.next().unwrap().to_owned();
-            let reached = words.next() == Some("reached");
-            (name, (reached, words.next().unwrap_or("").to_owned()))
+            let verdict = words.next().unwrap_or("");
+            let detail = words.next().unwrap_or("");
+            // An observation that could not be made keeps its word in the detail.
+            let detail = if verdict == "error" {
+                format!("error {detail}")
+            } else {
+                detail.to_owned()
+            };
+            (name, (verdict == "reached", detail))
         })
         .collect()
 }
@@ -91,6 +111,15 @@ fn copy(from: &Path, to: &Path) {
 
 /// Asserts that nothing but what a command may do was reached.
 fn assert_refused_all(results: &BTreeMap<String, (bool, String)>, what: &str) {
+    let unobserved: Vec<&String> = results
+        .iter()
+        .filter(|(_, (_, detail))| detail.starts_with("error "))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        unobserved.is_empty(),
+        "{what} could not observe {unobserved:?}: {results:?}"
+    );
     let reached: Vec<String> = results
         .iter()
         .filter(|(_, (reached, _))| *reached)

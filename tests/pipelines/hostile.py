@@ -20,6 +20,16 @@ def note(name, reached, detail=""):
     lines.append(f"{name} {'reached' if reached else 'refused'} {detail}".rstrip())
 
 
+def observe(name, look):
+    """An observation, not an attack: it must be made (an unreadable /proc/self is an error of
+    the sandbox, not a refusal)."""
+    try:
+        result = look()
+        note(name, bool(result), "" if result is True else str(result or "")[:200])
+    except Exception as e:  # noqa: BLE001
+        lines.append(f"{name} error {type(e).__name__}: {e}"[:200])
+
+
 def attempt(name, action):
     try:
         result = action()
@@ -109,10 +119,10 @@ def chmod_unchanged(folders):
     return None
 
 
-attempt("controlling-terminal", lambda: stat_field(7) != "0")
+observe("controlling-terminal", lambda: stat_field(7) != "0")
 attempt("dev-tty", terminal)
 attempt("dev-ptmx", lambda: os.close(os.open("/dev/ptmx", os.O_RDWR)) or True)
-attempt("capabilities", lambda: int(re.search(r"CapEff:\s*(\w+)", read("/proc/self/status").decode()).group(1), 16) != 0)
+observe("capabilities", lambda: int(re.search(r"CapEff:\s*(\w+)", read("/proc/self/status").decode()).group(1), 16) != 0)
 attempt("proc-harness-command-line", lambda: ", ".join(p for p, c, _ in other_processes() if b"gatebench" in c))
 attempt("proc-harness-environment", lambda: ", ".join(p for p, c, e in other_processes() if b"gatebench" in c and len(e) > 1))
 attempt("answer-key-through-proc", lambda: answer_key_from(harness_folders()))
@@ -120,6 +130,25 @@ path_folders = [d for d in os.environ.get("PATH", "").split(":") if d]
 attempt("answer-key-through-path", lambda: answer_key_from(path_folders))
 attempt("chmod-outside", lambda: chmod_unchanged(harness_folders() + path_folders))
 attempt("unix-socket", lambda: socket.socket(socket.AF_UNIX).close() or True)
+
+
+def inherited_descriptors():
+    """Descriptors gatebench left open across exec besides standard input, output and error (one
+    open for writing would let the command write where Landlock does not let it open): the
+    listing's own descriptor is the one extra expected."""
+    fds = [fd for fd in os.listdir("/proc/self/fd") if fd not in ("0", "1", "2")]
+    if len(fds) <= 1:
+        return None
+    targets = []
+    for fd in fds:
+        try:
+            targets.append(f"{fd}->{os.readlink(f'/proc/self/fd/{fd}')}")
+        except OSError as e:
+            targets.append(f"{fd}->({e.strerror})")
+    return ", ".join(targets)
+
+
+observe("inherited-descriptors", inherited_descriptors)
 
 with open(out, "w") as f:
     f.write("\n".join(lines) + "\n")

@@ -32,18 +32,12 @@
 
 use std::ffi::CString;
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use landlock::{
-    Access, AccessFs, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreated,
-    RulesetCreatedAttr, RulesetError, Scope, ABI,
-};
-
-/// The Landlock ABI gatebench asks for (best effort: older kernels enforce what they know).
-const LANDLOCK_ABI: ABI = ABI::V5;
+use landlock::{Access, AccessFs, BitFlags, PathFd, Scope, ABI};
 
 /// A filesystem sandbox: the command may read below `read` and read and write below `write`;
 /// everything else is refused by the kernel (EACCES).
@@ -256,19 +250,59 @@ pub fn landlock_abi() -> Option<i32> {
     })
 }
 
-/// A [`Sandbox`] made ready: its Landlock ruleset created once in the parent (each of its paths
-/// opened and added), for any number of commands to enforce. Opening the paths was two thirds of
-/// what starting a sandboxed command cost the harness; the verification loop prepares one per
-/// round, not one per command. Clones share the ruleset.
+/// A [`Sandbox`] made ready: its paths opened once in the parent, for any number of commands to
+/// enforce. Opening the paths was two thirds of what starting a sandboxed command cost the
+/// harness; the verification loop prepares one per round, not one per command. Each command's
+/// child builds its Landlock ruleset from the open paths (a create and a rule per path, system
+/// calls only), and adds its own, fresh `/proc`, which no ruleset made in the parent could name.
+/// Clones share the open paths.
 #[derive(Debug, Clone)]
 pub struct PreparedSandbox {
-    /// The ruleset (`None` inside when the kernel has no Landlock: commands then only get
-    /// no-new-privileges), or why it could not be made.
-    ruleset: Arc<Result<Option<OwnedFd>, String>>,
+    /// The rules (`None` inside when the kernel has no Landlock: commands then only get
+    /// no-new-privileges), or why they could not be prepared.
+    rules: Arc<Result<Option<Rules>, String>>,
     /// The folders and files the command may write, bound again writable over the read-only
     /// view of the machine: the sandbox's `write` paths that exist and are not devices (a
     /// device is written on a read-only mount as on any other), parents first.
     binds: Arc<Vec<CString>>,
+}
+
+/// A Landlock ruleset as a child builds it: what it handles and scopes (what this kernel knows),
+/// and a rule per open path.
+pub(crate) struct Rules {
+    attr: RulesetAttr,
+    /// How many bytes of `attr` this kernel's ABI reads.
+    attr_size: usize,
+    /// Each rule: the open path's descriptor (kept open by `held`) and its rights.
+    rules: Vec<(RawFd, u64)>,
+    /// The read rights of a folder: the child's fresh `/proc` gets them.
+    read_dir: u64,
+    _held: Vec<Held>,
+}
+
+impl std::fmt::Debug for Rules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rules")
+            .field("attr", &self.attr)
+            .field("rules", &self.rules)
+            .finish_non_exhaustive()
+    }
+}
+
+/// `struct landlock_ruleset_attr`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+struct RulesetAttr {
+    handled_access_fs: u64,
+    handled_access_net: u64,
+    scoped: u64,
+}
+
+/// `struct landlock_path_beneath_attr`.
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
 }
 
 impl Sandbox {
@@ -286,7 +320,7 @@ impl Sandbox {
         });
         if let Some((grant, held)) = exposed {
             return PreparedSandbox {
-                ruleset: Arc::new(Err(format!(
+                rules: Arc::new(Err(format!(
                     "the sandbox would grant {}, which holds {}: gatebench keeps the fixtures, \
                      the reports and the result cache from the commands it runs",
                     grant.display(),
@@ -309,7 +343,7 @@ impl Sandbox {
         binds.sort();
         binds.dedup();
         PreparedSandbox {
-            ruleset: Arc::new(ruleset(self).map(Option::<OwnedFd>::from)),
+            rules: Arc::new(rules(self)),
             binds: Arc::new(
                 binds
                     .into_iter()
@@ -321,32 +355,79 @@ impl Sandbox {
 }
 
 impl PreparedSandbox {
-    /// What the child enforces: the ruleset's descriptor (`None`: no Landlock here).
-    pub(crate) fn fd(&self) -> Result<Option<RawFd>, String> {
-        match &*self.ruleset {
-            Ok(fd) => Ok(fd.as_ref().map(AsRawFd::as_raw_fd)),
+    /// What the child enforces (`None`: no Landlock here).
+    pub(crate) fn rules(&self) -> Result<Option<&Rules>, String> {
+        match &*self.rules {
+            Ok(rules) => Ok(rules.as_ref()),
             Err(e) => Err(e.clone()),
         }
     }
 }
 
-/// Enforces a prepared ruleset on the calling process: no-new-privileges, then the ruleset when
-/// there is one (as the landlock crate's `restrict_self` does). Only system calls: safe between
-/// fork (or vfork) and exec.
+/// Builds the ruleset of `rules` and enforces it on the calling process, after no-new-privileges
+/// (as the landlock crate's `restrict_self` does), with a rule for the process's own `/proc` when
+/// `own_proc`. Only system calls: safe between clone and exec.
 ///
 /// # Safety
-/// `ruleset` must be an open Landlock ruleset descriptor.
-pub(crate) unsafe fn restrict_self(ruleset: Option<RawFd>) -> io::Result<()> {
+/// The descriptors of `rules` must be open (its `PreparedSandbox` alive).
+pub(crate) unsafe fn restrict_self(rules: Option<&Rules>, own_proc: bool) -> io::Result<()> {
     let (one, zero): (libc::c_ulong, libc::c_ulong) = (1, 0);
     if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, one, zero, zero, zero) != 0 {
         return Err(io::Error::last_os_error());
     }
-    if let Some(fd) = ruleset {
-        if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) != 0 {
-            return Err(io::Error::last_os_error());
-        }
+    let Some(rules) = rules else {
+        return Ok(());
+    };
+    const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
+    let ruleset = libc::syscall(
+        libc::SYS_landlock_create_ruleset,
+        &rules.attr as *const RulesetAttr,
+        rules.attr_size,
+        0u32,
+    );
+    if ruleset < 0 {
+        return Err(io::Error::last_os_error());
     }
-    Ok(())
+    let ruleset = ruleset as libc::c_int;
+    let add = |fd: libc::c_int, access: u64| -> io::Result<()> {
+        let attr = PathBeneathAttr {
+            allowed_access: access,
+            parent_fd: fd,
+        };
+        check(libc::syscall(
+            libc::SYS_landlock_add_rule,
+            ruleset,
+            LANDLOCK_RULE_PATH_BENEATH,
+            &attr as *const PathBeneathAttr,
+            0u32,
+        ))
+    };
+    let mut result = rules
+        .rules
+        .iter()
+        .try_for_each(|(fd, access)| add(*fd, *access));
+    if result.is_ok() && own_proc {
+        let proc = libc::open(
+            c"/proc".as_ptr(),
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        );
+        result = if proc < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            let added = add(proc, rules.read_dir);
+            libc::close(proc);
+            added
+        };
+    }
+    if result.is_ok() {
+        result = check(libc::syscall(
+            libc::SYS_landlock_restrict_self,
+            ruleset,
+            0u32,
+        ));
+    }
+    libc::close(ruleset);
+    result
 }
 
 /// A path opened for a Landlock rule (`O_PATH`), and whether it is a file, not a folder (a file
@@ -371,13 +452,15 @@ impl Opened {
         Some(Opened { fd, file })
     }
 
-    fn rule(&self, access: BitFlags<AccessFs>) -> PathBeneath<BorrowedFd<'_>> {
+    /// The rule of this path: its descriptor, and `access` (only what applies to a file, for a
+    /// file).
+    fn rule(&self, access: BitFlags<AccessFs>, abi: ABI) -> (RawFd, u64) {
         let access = if self.file {
-            access & AccessFs::from_file(LANDLOCK_ABI)
+            access & AccessFs::from_file(abi)
         } else {
             access
         };
-        PathBeneath::new(self.fd.as_fd(), access)
+        (self.fd.as_fd().as_raw_fd(), access.bits())
     }
 }
 
@@ -416,12 +499,16 @@ impl Held {
     }
 }
 
-/// The Landlock ruleset of a sandbox, created in the parent (each path opened, the system
-/// locations once a process); the child only enforces it. A path that cannot be opened is left
-/// out.
-fn ruleset(sandbox: &Sandbox) -> Result<RulesetCreated, String> {
-    let all = AccessFs::from_all(LANDLOCK_ABI);
-    let read = AccessFs::from_read(LANDLOCK_ABI);
+/// The Landlock rules of a sandbox: each path opened in the parent (the system locations once a
+/// process), with the rights it grants; what is handled and scoped is what this kernel knows
+/// (`None`: no Landlock). A path that cannot be opened is left out. The child builds the ruleset.
+fn rules(sandbox: &Sandbox) -> Result<Option<Rules>, String> {
+    let Some(version) = landlock_abi() else {
+        return Ok(None);
+    };
+    let abi = ABI::from(version);
+    let all = AccessFs::from_all(abi);
+    let read = AccessFs::from_read(abi);
     let held: Vec<(Held, BitFlags<AccessFs>)> = sandbox
         .read
         .iter()
@@ -435,32 +522,49 @@ fn ruleset(sandbox: &Sandbox) -> Result<RulesetCreated, String> {
             Some((held, access))
         })
         .collect();
+    if all.is_empty() {
+        return Err(
+            "the sandbox could not be prepared: this kernel's Landlock handles no \
+                    filesystem access"
+                .into(),
+        );
+    }
     let rules = held
         .iter()
-        .map(|(held, access)| Ok::<_, RulesetError>(held.opened().rule(*access)));
-    Ruleset::default()
-        .handle_access(all)
-        .and_then(|r| r.scope(Scope::AbstractUnixSocket | Scope::Signal))
-        .and_then(|r| r.create())
-        .and_then(|r| r.add_rules(rules))
-        .map_err(|e| format!("the sandbox could not be prepared: {e}"))
+        .map(|(held, access)| held.opened().rule(*access, abi))
+        .collect();
+    Ok(Some(Rules {
+        attr: RulesetAttr {
+            handled_access_fs: all.bits(),
+            handled_access_net: 0,
+            scoped: Scope::from_all(abi).bits(),
+        },
+        attr_size: match version {
+            ..=3 => 8,
+            4 | 5 => 16,
+            _ => std::mem::size_of::<RulesetAttr>(),
+        },
+        rules,
+        read_dir: read.bits(),
+        _held: held.into_iter().map(|(held, _)| held).collect(),
+    }))
 }
 
 /// What the child does between clone and exec, prepared in the parent so that the child only
 /// makes system calls on it.
-pub(crate) struct ChildPlan {
+pub(crate) struct ChildPlan<'a> {
     /// The namespaces the child is cloned into (0: none).
     pub clone_flags: libc::c_int,
     /// `/proc/self/uid_map` and `gid_map` lines when a user namespace is made.
     pub maps: Option<(Vec<u8>, Vec<u8>)>,
     /// The sandbox to enter, when there is one.
-    pub sandbox: Option<SandboxPlan>,
+    pub sandbox: Option<SandboxPlan<'a>>,
 }
 
 /// A sandbox as the child enters it.
-pub(crate) struct SandboxPlan {
-    /// The Landlock ruleset (`None`: no Landlock in this kernel; no-new-privileges is still set).
-    pub ruleset: Option<RawFd>,
+pub(crate) struct SandboxPlan<'a> {
+    /// The Landlock rules (`None`: no Landlock in this kernel; no-new-privileges is still set).
+    pub rules: Option<&'a Rules>,
     /// Private mounts (read-only machine, `binds` writable, a fresh `/proc`), when the child has
     /// a mount namespace of its own.
     pub mounts: Option<Arc<Vec<CString>>>,
@@ -470,14 +574,14 @@ pub(crate) struct SandboxPlan {
     pub filter: Option<&'static [libc::sock_filter]>,
 }
 
-impl ChildPlan {
+impl<'a> ChildPlan<'a> {
     /// The plan of a command: contained in a PID namespace when `contain` (and the machine
     /// allows it), in the sandbox when one is given, without a network when `no_network`.
     pub fn new(
         contain: bool,
         no_network: bool,
-        sandbox: Option<(&PreparedSandbox, Option<RawFd>)>,
-    ) -> ChildPlan {
+        sandbox: Option<(&'a PreparedSandbox, Option<&'a Rules>)>,
+    ) -> ChildPlan<'a> {
         let pid_namespace = containment() == Containment::PidNamespace;
         let mut flags = 0;
         if (contain || sandbox.is_some()) && pid_namespace {
@@ -498,8 +602,8 @@ impl ChildPlan {
         ChildPlan {
             clone_flags: flags,
             maps: user_maps(flags),
-            sandbox: sandbox.map(|(prepared, ruleset)| SandboxPlan {
-                ruleset,
+            sandbox: sandbox.map(|(prepared, rules)| SandboxPlan {
+                rules,
                 mounts: mounts.then(|| prepared.binds.clone()),
                 last_capability: last_capability(),
                 filter: seccomp_filter(),
@@ -780,7 +884,7 @@ pub(crate) unsafe fn in_child(plan: &ChildPlan, cwd: &std::ffi::CStr) -> io::Res
     }
     check(libc::chdir(cwd.as_ptr()) as libc::c_long)?;
     drop_capabilities(sandbox.last_capability)?;
-    restrict_self(sandbox.ruleset)?;
+    restrict_self(sandbox.rules, sandbox.mounts.is_some())?;
     if let Some(filter) = sandbox.filter {
         install_filter(filter)?;
     }

@@ -223,7 +223,7 @@ fn start(
     program: &Path,
     args: &[String],
     spawn: &Spawn<'_>,
-    plan: isolate::ChildPlan,
+    plan: isolate::ChildPlan<'_>,
 ) -> std::io::Result<Started> {
     let child = vfork::spawn(program, args, spawn.env, spawn.cwd, plan)?;
     let pid = child.pid;
@@ -284,7 +284,7 @@ pub fn run_isolated(spawn: &Spawn<'_>, isolation: &Isolation) -> ProcessRecord {
     let sandbox = match isolation
         .sandbox
         .as_ref()
-        .map(|s| s.fd().map(|fd| (s, fd)))
+        .map(|s| s.rules().map(|rules| (s, rules)))
         .transpose()
     {
         Ok(r) => r,

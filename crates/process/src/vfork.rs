@@ -25,7 +25,7 @@ pub(crate) struct Started {
 }
 
 /// Everything the child needs, prepared in the parent.
-struct Plan {
+struct Plan<'a> {
     program: CString,
     argv: Vec<*const libc::c_char>,
     envp: Vec<*const libc::c_char>,
@@ -34,7 +34,7 @@ struct Plan {
     stdout: libc::c_int,
     stderr: libc::c_int,
     /// Namespaces, session, sandbox (`isolate.rs`).
-    confine: crate::isolate::ChildPlan,
+    confine: crate::isolate::ChildPlan<'a>,
     /// Where the child leaves `errno` when a step before `exec` (or `exec` itself) fails.
     error: libc::c_int,
 }
@@ -61,7 +61,7 @@ pub(crate) fn spawn(
     args: &[String],
     env: &[(String, String)],
     cwd: &Path,
-    confine: crate::isolate::ChildPlan,
+    confine: crate::isolate::ChildPlan<'_>,
 ) -> io::Result<Started> {
     let program = c_string(program.as_os_str().as_bytes())?;
     let mut strings = Vec::with_capacity(1 + args.len() + env.len());
@@ -170,8 +170,15 @@ extern "C" fn child(plan: *mut libc::c_void) -> libc::c_int {
             || libc::dup2(plan.stdin, 0) < 0
             || libc::dup2(plan.stdout, 1) < 0
             || libc::dup2(plan.stderr, 2) < 0
-            || crate::isolate::in_child(&plan.confine, &plan.cwd).is_err()
         {
+            return fail(plan);
+        }
+        // Every other descriptor closes at exec: what gatebench inherited from its own parent
+        // (a shell's log, a pipe) is not close-on-exec, and a command must not get it. Marked,
+        // not closed: the sandbox's open paths are needed until its rules are made.
+        const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+        libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC);
+        if crate::isolate::in_child(&plan.confine, &plan.cwd).is_err() {
             return fail(plan);
         }
         let mut empty: libc::sigset_t = std::mem::zeroed();

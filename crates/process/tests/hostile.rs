@@ -118,6 +118,15 @@ fn attempt(scene: &Scene, isolation: &Isolation, mode: &str) -> BTreeMap<String,
         isolation,
     );
     assert_eq!(record.exit_code, Some(0), "{record:?}");
+    if std::env::var_os("GATEBENCH_HOSTILE_SHOW").is_some() {
+        eprintln!("{mode}:\n{}", record.stdout.text);
+    }
+    // An observation that could not be made (an unreadable /proc/self) is no refusal.
+    assert!(
+        !record.stdout.text.contains(" error: "),
+        "{mode}: {}",
+        record.stdout.text
+    );
     record
         .stdout
         .text
