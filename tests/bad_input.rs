@@ -1824,3 +1824,23 @@ fn an_objects_folder_left_by_a_killed_run_is_removed_by_the_next_run() {
         out.stderr
     );
 }
+
+#[test]
+fn merge_of_shards_whose_thresholds_were_edited_is_rejected() {
+    let dir = corpus();
+    let mut value = shard_copy(&dir, 1, 1, "s1");
+    // Every bar lowered to nothing, in the only shard: nothing to compare it with but the
+    // scenario itself.
+    value["scenario"]["thresholds"]["min_recall"] = serde_json::json!(0.0);
+    value["scenario"]["thresholds"]["max_false_pass_rate"] = serde_json::json!(1.0);
+    write_results(&dir, "s1", &value);
+    assert_one(
+        "merge_of_shards_whose_thresholds_were_edited_is_rejected",
+        &dir,
+        &["merge", "s1/results.json", "--reports-dir", "reports"],
+        &[
+            "s1/results.json",
+            "thresholds that differ from those of its scenario",
+        ],
+    );
+}

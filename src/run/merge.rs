@@ -384,6 +384,20 @@ pub fn merge_with(
             "records no thresholds (written by an older gatebench): run the shards again",
         )]);
     };
+    // The bars are judged as the shards recorded them, and those must be the scenario's own
+    // (when it can be read): bars edited in every shard alike would otherwise pass the merge.
+    if let Some(own) = scenario_thresholds(first) {
+        let json = |t: &crate::corpus::scenario::Thresholds| serde_json::to_value(t).ok();
+        if json(&own) != json(&thresholds) {
+            return Err(vec![Error::invalid(
+                first_file,
+                format!(
+                    "records thresholds that differ from those of its scenario {}: the shards were changed, or the scenario since; run the shards again",
+                    first.scenario.file
+                ),
+            )]);
+        }
+    }
     let baseline = crate::run::baseline::load(Path::new(&first.scenario.file), &thresholds)
         .map_err(|e| vec![e])?;
     let mut merged = first.clone();
@@ -453,6 +467,24 @@ pub fn merge_with(
     let pipelines: BTreeSet<&str> = shards.iter().map(|(_, r)| r.pipeline.as_str()).collect();
     merged.pipeline = pipelines.into_iter().collect::<Vec<_>>().join(", ");
     Ok(merged)
+}
+
+/// The bars of the scenario `r` records (its matrix entry's, for a matrix run), when that file
+/// can be read now.
+fn scenario_thresholds(r: &RunResults) -> Option<crate::corpus::scenario::Thresholds> {
+    let scenario = crate::corpus::scenario::Scenario::load(Path::new(&r.scenario.file)).ok()?;
+    match &r.scenario.matrix_pipeline {
+        Some(name) => {
+            let entry = scenario.spec.pipelines.iter().find(|e| &e.name == name)?;
+            Some(
+                entry
+                    .thresholds
+                    .clone()
+                    .unwrap_or_else(|| scenario.spec.thresholds.clone()),
+            )
+        }
+        None => Some(scenario.spec.thresholds),
+    }
 }
 
 /// The trial-log views (`trial_logs.rs`) of a merged run: its scenario's fixtures, each only when
