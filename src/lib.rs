@@ -8,6 +8,7 @@
 pub mod corpus;
 pub mod error;
 pub mod exit_code;
+pub mod ids;
 pub mod mutate;
 pub mod output;
 pub mod pipeline;

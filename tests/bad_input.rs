@@ -1209,3 +1209,638 @@ fn merge_of_a_fifo_results_file_is_rejected_without_hanging() {
         &["s1/results.json", "not a results file"],
     );
 }
+
+// Round 2 (issue 46): inputs and merge
+
+/// A folder beside the fixtures folder, holding a file a link from a fixture could expose.
+fn outside_folder(dir: &tempfile::TempDir) -> PathBuf {
+    let outside = dir.path().join("outside");
+    write(&outside.join("secret.txt"), "secret\n");
+    outside
+}
+
+/// `path` (a folder of the corpus) replaced by a symlink to `target`.
+fn link_folder(path: &Path, target: &Path) {
+    if path.exists() {
+        fs::remove_dir_all(path).unwrap();
+    }
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(target, path).unwrap();
+}
+
+#[test]
+fn a_head_folder_linked_outside_the_fixture_is_rejected() {
+    let dir = corpus();
+    let outside = outside_folder(&dir);
+    link_folder(&dir.path().join("fixtures/g/head"), &outside);
+    assert_rejected(
+        "a_head_folder_linked_outside_the_fixture_is_rejected",
+        &dir,
+        &[
+            "fixtures/g/fixture.yaml:6:",
+            "`head` is reached through a symlink pointing outside the fixture folder",
+        ],
+    );
+}
+
+#[test]
+fn a_base_folder_linked_outside_the_fixture_is_rejected() {
+    let dir = corpus();
+    let outside = outside_folder(&dir);
+    link_folder(&dir.path().join("fixtures/g/base"), &outside);
+    assert_rejected(
+        "a_base_folder_linked_outside_the_fixture_is_rejected",
+        &dir,
+        &[
+            "fixtures/g/fixture.yaml:4:",
+            "`base` is reached through a symlink pointing outside the fixture folder",
+        ],
+    );
+}
+
+#[test]
+fn a_plant_overlay_linked_outside_the_fixture_is_rejected() {
+    let dir = corpus();
+    let outside = outside_folder(&dir);
+    write(
+        &fixture_yaml(&dir, "o"),
+        "id: o\ndescription: an omission\ncategory: c\nextends: g\nplant:\n  overlay: sl\n  delete: [src/a.py]\nexpect:\n  verdict: fail\n  kind: code-ref-broken\n  locus:\n    - path: src/a.py\n",
+    );
+    link_folder(&dir.path().join("fixtures/o/sl"), &outside);
+    assert_rejected(
+        "a_plant_overlay_linked_outside_the_fixture_is_rejected",
+        &dir,
+        &[
+            "fixtures/o/fixture.yaml:6:",
+            "`sl` is reached through a symlink pointing outside the fixture folder",
+        ],
+    );
+}
+
+#[test]
+fn a_fix_overlay_linked_outside_the_fixture_is_rejected() {
+    let dir = corpus();
+    let outside = outside_folder(&dir);
+    write(
+        &fixture_yaml(&dir, "o"),
+        &format!("{OMISSION}fixes:\n  - after_round: 1\n    overlay: fix1\n"),
+    );
+    link_folder(&dir.path().join("fixtures/o/fix1"), &outside);
+    assert_rejected(
+        "a_fix_overlay_linked_outside_the_fixture_is_rejected",
+        &dir,
+        &[
+            "fixtures/o/fixture.yaml",
+            "`fix1` is reached through a symlink pointing outside",
+        ],
+    );
+}
+
+#[test]
+fn a_folder_on_the_way_to_a_layer_linked_outside_is_rejected() {
+    let dir = corpus();
+    let outside = outside_folder(&dir);
+    write(&outside.join("more/extra.txt"), "secret\n");
+    write(
+        &fixture_yaml(&dir, "g"),
+        "id: g\ndescription: a golden\ncategory: golden\nbase: base\nhead:\n  overlay: head\nunstaged:\n  overlay: layers/more\nexpect:\n  verdict: pass\n",
+    );
+    link_folder(&dir.path().join("fixtures/g/layers"), &outside);
+    assert_rejected(
+        "a_folder_on_the_way_to_a_layer_linked_outside_is_rejected",
+        &dir,
+        &[
+            "fixtures/g/fixture.yaml:8:",
+            "`layers/more` is reached through a symlink pointing outside",
+        ],
+    );
+}
+
+#[test]
+fn a_fixture_folder_linked_outside_the_fixtures_folder_is_rejected() {
+    let dir = corpus();
+    let elsewhere = dir.path().join("elsewhere");
+    write(
+        &elsewhere.join("fixture.yaml"),
+        &GOLDEN.replace("id: g", "id: x"),
+    );
+    write(&elsewhere.join("base/README.md"), "readme\n");
+    write(&elsewhere.join("head/src/b.py"), "print(2)\n");
+    link_folder(&dir.path().join("fixtures/x"), &elsewhere);
+    assert_rejected(
+        "a_fixture_folder_linked_outside_the_fixtures_folder_is_rejected",
+        &dir,
+        &[
+            "fixtures/x",
+            "the fixture folder is a symlink pointing outside the fixtures folder",
+        ],
+    );
+}
+
+/// Runs shard `index`/`count` of the corpus's scenario and copies its results and objects to
+/// `<dir>/<to>/`; returns its results as JSON, for a test to edit and write back
+/// ([`write_results`]).
+fn shard_copy(dir: &tempfile::TempDir, index: u32, count: u32, to: &str) -> serde_json::Value {
+    let reports = format!("shard-run-{to}");
+    let shard = format!("{index}/{count}");
+    let out = gatebench(
+        dir.path(),
+        &[
+            "run",
+            "scenarios/s.yaml",
+            "--fixtures",
+            "fixtures",
+            "--work-dir",
+            "work",
+            "--reports-dir",
+            &reports,
+            "--quiet",
+            "--shard",
+            &shard,
+        ],
+    );
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    let run = fs::read_dir(dir.path().join(&reports))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.join("results.json").is_file())
+        .unwrap_or_else(|| panic!("no shard run: {}", out.stderr));
+    let to = dir.path().join(to);
+    fs::create_dir_all(to.join("objects")).unwrap();
+    for entry in fs::read_dir(run.join("objects")).unwrap() {
+        let path = entry.unwrap().path();
+        fs::copy(&path, to.join("objects").join(path.file_name().unwrap())).unwrap();
+    }
+    let text = fs::read_to_string(run.join("results.json")).unwrap();
+    fs::write(to.join("results.json"), &text).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn write_results(dir: &tempfile::TempDir, to: &str, value: &serde_json::Value) {
+    write(
+        &dir.path().join(to).join("results.json"),
+        &value.to_string(),
+    );
+}
+
+/// No file or folder named `name` anywhere under `dir`: nothing escaped the reports folder.
+fn assert_nothing_named(dir: &Path, name: &str) {
+    for entry in walk(dir) {
+        assert!(
+            entry.file_name().is_none_or(|n| n != name),
+            "{} was created",
+            entry.display()
+        );
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            out.extend(walk(&path));
+        }
+        out.push(path);
+    }
+    out
+}
+
+/// The results with the case id of the first trial renamed to `id` (the trial then names its log
+/// folder by it).
+fn with_case_id(mut value: serde_json::Value, id: &str) -> serde_json::Value {
+    let cases = value["cases"].as_object_mut().expect("a case map");
+    let first = cases.keys().next().unwrap().clone();
+    let entry = cases.remove(&first).unwrap();
+    cases.insert(id.to_owned(), entry);
+    value
+}
+
+#[test]
+fn merge_of_a_case_id_leaving_the_reports_folder_is_rejected() {
+    let dir = corpus();
+    let value = shard_copy(&dir, 1, 1, "s1");
+    write_results(&dir, "s1", &with_case_id(value, "../../../escaped"));
+    assert_one(
+        "merge_of_a_case_id_leaving_the_reports_folder_is_rejected",
+        &dir,
+        &["merge", "s1/results.json", "--reports-dir", "reports"],
+        &[
+            "s1/results.json",
+            "case id `../../../escaped` is not a case id",
+        ],
+    );
+    assert_nothing_named(dir.path(), "escaped");
+}
+
+#[test]
+fn replay_of_a_case_id_leaving_the_reports_folder_is_rejected() {
+    let dir = corpus();
+    let value = shard_copy(&dir, 1, 1, "s1");
+    write_results(&dir, "s1", &with_case_id(value, "../../../escaped"));
+    assert_one(
+        "replay_of_a_case_id_leaving_the_reports_folder_is_rejected",
+        &dir,
+        &[
+            "replay",
+            "s1/results.json",
+            "--fixtures",
+            "fixtures",
+            "--reports-dir",
+            "reports",
+        ],
+        &[
+            "s1/results.json",
+            "case id `../../../escaped` is not a case id",
+        ],
+    );
+    assert_nothing_named(dir.path(), "escaped");
+}
+
+#[test]
+fn replay_of_an_object_reference_leaving_the_objects_folder_is_rejected() {
+    let dir = corpus();
+    let mut value = shard_copy(&dir, 1, 1, "s1");
+    // An object "stored" outside the run's objects folder, and a round that references it.
+    write(&dir.path().join("planted.json"), "{}");
+    value["trials"][0]["rounds"][0]["report_ref"] = serde_json::json!("../../planted");
+    write_results(&dir, "s1", &value);
+    assert_one(
+        "replay_of_an_object_reference_leaving_the_objects_folder_is_rejected",
+        &dir,
+        &[
+            "replay",
+            "s1/results.json",
+            "--fixtures",
+            "fixtures",
+            "--reports-dir",
+            "reports",
+        ],
+        &[
+            "s1/results.json",
+            "object reference `../../planted` is not an object reference",
+        ],
+    );
+}
+
+#[test]
+fn a_results_file_with_a_fixture_id_or_trial_out_of_format_is_rejected() {
+    let dir = corpus();
+    let mut value = shard_copy(&dir, 1, 1, "s1");
+    value["trials"][0]["fixture"] = serde_json::json!("../x");
+    write_results(&dir, "s1", &value);
+    let mut value = shard_copy(&dir, 1, 1, "s2");
+    value["trials"][0]["trial"] = serde_json::json!(7);
+    write_results(&dir, "s2", &value);
+    let out = gatebench(
+        dir.path(),
+        &[
+            "replay",
+            "s1/results.json",
+            "--fixtures",
+            "fixtures",
+            "--reports-dir",
+            "reports",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("fixture id `../x` is not a fixture id"),
+        "{}",
+        out.stderr
+    );
+    let trial = gatebench(
+        dir.path(),
+        &["merge", "s2/results.json", "--reports-dir", "reports"],
+    );
+    assert_eq!(trial.code, 1, "{}", trial.stderr);
+    assert!(trial.stderr.contains("trial 7 of"), "{}", trial.stderr);
+    assert_no_run_folder(dir.path());
+    snapshot(
+        "a_results_file_with_a_fixture_id_or_trial_out_of_format_is_rejected",
+        dir.path(),
+        &format!("replay: {}merge: {}", out.stderr, trial.stderr),
+    );
+}
+
+/// The omission's trial, as a shard recorded it.
+fn omission_trial(value: &mut serde_json::Value) -> &mut serde_json::Value {
+    value["trials"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|t| t["fixture"] == "o")
+        .expect("the omission's trial")
+}
+
+#[test]
+fn merge_of_a_shard_whose_outcome_was_edited_is_rejected() {
+    let dir = corpus();
+    let mut value = shard_copy(&dir, 1, 1, "s1");
+    let trial = omission_trial(&mut value);
+    let recorded = trial["outcome"].as_str().unwrap().to_owned();
+    // The outcome turned into another (a miss into a catch, a catch into a miss).
+    let edited = if recorded == "detected" {
+        "false-pass"
+    } else {
+        "detected"
+    };
+    trial["outcome"] = serde_json::json!(edited);
+    write_results(&dir, "s1", &value);
+    assert_one(
+        "merge_of_a_shard_whose_outcome_was_edited_is_rejected",
+        &dir,
+        &["merge", "s1/results.json", "--reports-dir", "reports"],
+        &[
+            "s1/results.json",
+            "trial o [0] does not match the reports its shard stored",
+            &format!("its outcome is recorded as \"{edited}\""),
+        ],
+    );
+}
+
+#[test]
+fn merge_of_a_trial_given_twice_is_rejected() {
+    let dir = corpus();
+    let mut value = shard_copy(&dir, 1, 1, "s1");
+    let again = omission_trial(&mut value).clone();
+    value["trials"].as_array_mut().unwrap().push(again);
+    write_results(&dir, "s1", &value);
+    assert_one(
+        "merge_of_a_trial_given_twice_is_rejected",
+        &dir,
+        &["merge", "s1/results.json", "--reports-dir", "reports"],
+        &["s1/results.json", "trial o [0] is given twice"],
+    );
+}
+
+#[test]
+fn merge_of_a_trial_copied_into_another_shard_is_rejected() {
+    let dir = corpus();
+    let mut one = shard_copy(&dir, 1, 2, "s1");
+    let mut two = shard_copy(&dir, 2, 2, "s2");
+    // Whichever shard holds the omission, its trial is copied into the other.
+    let (from, into, file) = if one["fixtures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["id"] == "o")
+    {
+        (&mut one, &mut two, "s2")
+    } else {
+        (&mut two, &mut one, "s1")
+    };
+    let copied = omission_trial(from).clone();
+    into["trials"].as_array_mut().unwrap().push(copied);
+    let into = into.clone();
+    write_results(&dir, file, &into);
+    assert_one(
+        "merge_of_a_trial_copied_into_another_shard_is_rejected",
+        &dir,
+        &[
+            "merge",
+            "s1/results.json",
+            "s2/results.json",
+            "--reports-dir",
+            "reports",
+        ],
+        &["trial o [0] is of a fixture this shard does not list"],
+    );
+}
+
+#[test]
+fn merge_of_a_trial_of_a_fixture_that_does_not_exist_is_rejected() {
+    let dir = corpus();
+    let mut value = shard_copy(&dir, 1, 1, "s1");
+    let mut ghost = omission_trial(&mut value).clone();
+    ghost["fixture"] = serde_json::json!("ghost");
+    value["trials"].as_array_mut().unwrap().push(ghost);
+    let mut info = value["fixtures"][0].clone();
+    info["id"] = serde_json::json!("ghost");
+    value["fixtures"].as_array_mut().unwrap().push(info);
+    let selected = value["shard"]["selected"].as_u64().unwrap();
+    value["shard"]["selected"] = serde_json::json!(selected + 1);
+    write_results(&dir, "s1", &value);
+    assert_one(
+        "merge_of_a_trial_of_a_fixture_that_does_not_exist_is_rejected",
+        &dir,
+        &["merge", "s1/results.json", "--reports-dir", "reports"],
+        &["s1/results.json", "fixture `ghost` is not a fixture of"],
+    );
+}
+
+#[test]
+fn a_shard_count_beyond_what_merge_accepts_is_rejected_by_run() {
+    let dir = corpus();
+    assert_one(
+        "a_shard_count_beyond_what_merge_accepts_is_rejected_by_run",
+        &dir,
+        &run_with(&["--shard", "1/4097"]),
+        &["`1/4097`", "at most 4096 shards"],
+    );
+}
+
+#[test]
+fn a_scenario_name_too_long_for_a_run_folder_is_rejected_by_check_and_run() {
+    let dir = corpus();
+    scenario(&dir, &format!("name: {}\n", "n".repeat(300)));
+    assert_rejected(
+        "a_scenario_name_too_long_for_a_run_folder_is_rejected_by_check_and_run",
+        &dir,
+        &[
+            "scenarios/s.yaml:1:7",
+            "`name` is 300 characters; the limit is 128",
+        ],
+    );
+}
+
+#[test]
+fn an_empty_scenario_name_is_rejected() {
+    let dir = corpus();
+    scenario(&dir, "name: \"\"\n");
+    assert_rejected(
+        "an_empty_scenario_name_is_rejected",
+        &dir,
+        &["scenarios/s.yaml:1:", "`name` is empty"],
+    );
+}
+
+#[test]
+fn a_key_given_twice_in_fixture_yaml_names_the_second_line() {
+    let dir = corpus();
+    write(
+        &fixture_yaml(&dir, "g"),
+        &format!("{GOLDEN}description: again\n"),
+    );
+    assert_rejected(
+        "a_key_given_twice_in_fixture_yaml_names_the_second_line",
+        &dir,
+        &[
+            "fixtures/g/fixture.yaml:9:1",
+            "duplicate field `description`",
+        ],
+    );
+}
+
+#[test]
+fn a_key_given_twice_in_a_scenario_names_the_second_line() {
+    let dir = corpus();
+    scenario(&dir, "name: s\ntrials: 1\nname: t\n");
+    assert_rejected(
+        "a_key_given_twice_in_a_scenario_names_the_second_line",
+        &dir,
+        &["scenarios/s.yaml:3:1", "duplicate"],
+    );
+}
+
+/// A byte order mark before `fixture.yaml` and the scenario (as Windows editors write it) is not
+/// part of the text: both are read as without it (was: "unknown field `\u{feff}id`" in check).
+#[test]
+fn files_that_start_with_a_utf8_bom_are_read_without_it() {
+    let dir = corpus();
+    write(&fixture_yaml(&dir, "g"), &format!("\u{feff}{GOLDEN}"));
+    scenario(&dir, "\u{feff}name: s\n");
+    let check = gatebench(
+        dir.path(),
+        &[
+            "check",
+            "--fixtures",
+            "fixtures",
+            "--scenarios",
+            "scenarios",
+        ],
+    );
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    let run = gatebench(dir.path(), &run_with(&[]));
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    assert!(
+        !run.stderr.contains("error"),
+        "run: {} {}",
+        run.code,
+        run.stderr
+    );
+}
+
+/// `import` of a repository with a control character in a file name: the file is left out with
+/// its reason, the fixture written and valid (was: exit 70, "the imported fixture does not load":
+/// the raw name went into a YAML comment).
+#[test]
+fn import_leaves_out_a_file_named_with_a_control_character() {
+    let dir = corpus();
+    let repo = dir.path().join("repo");
+    fs::create_dir_all(&repo).unwrap();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .current_dir(&repo)
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .output()
+            .unwrap()
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    write(&repo.join("README.md"), "readme\n");
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "base"]);
+    write(&repo.join("a\u{1}b\nc.txt"), "x\n");
+    write(&repo.join("src/ok.py"), "print(1)\n");
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "head"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_gatebench"))
+        .current_dir(dir.path())
+        .args([
+            "import", "repo", "--id", "imp", "--out", "fixtures", "--base", "HEAD~1",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let yaml = fs::read_to_string(fixture_yaml(&dir, "imp")).unwrap();
+    assert!(
+        yaml.contains("#   a\\u{1}b\\nc.txt: not a path fixtures can hold"),
+        "{yaml}"
+    );
+    let check = gatebench(
+        dir.path(),
+        &[
+            "check",
+            "--fixtures",
+            "fixtures",
+            "--scenarios",
+            "scenarios",
+        ],
+    );
+    assert_eq!(check.code, 0, "{}", check.stderr);
+}
+
+/// A run killed with SIGKILL leaves its objects folder (`reports/.objects-*`) behind: nothing of
+/// its own runs to remove it. The next run removes it, because no process holds its lock, and
+/// leaves alone one whose lock a live process holds.
+#[test]
+fn an_objects_folder_left_by_a_killed_run_is_removed_by_the_next_run() {
+    let dir = corpus();
+    let reports = dir.path().join("reports");
+    // A dead run's folder: its lock file, held by nobody.
+    write(&reports.join(".objects-dead1/abc.json"), "{}");
+    write(&reports.join(".objects-dead1.lock"), "");
+    // A live run's folder: its lock held by a process that is still running (flock in a child).
+    write(&reports.join(".objects-live1/abc.json"), "{}");
+    write(&reports.join(".objects-live1.lock"), "");
+    let mut holder = Command::new("flock")
+        .arg(reports.join(".objects-live1.lock"))
+        .args(["sleep", "30"])
+        .spawn()
+        .expect("flock(1) runs");
+    // Until the child holds the lock.
+    for _ in 0..100 {
+        let probe = Command::new("flock")
+            .args(["-n"])
+            .arg(reports.join(".objects-live1.lock"))
+            .arg("true")
+            .status()
+            .unwrap();
+        if !probe.success() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = gatebench(dir.path(), &run_with(&[]));
+    let _ = holder.kill();
+    let _ = holder.wait();
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    let left: Vec<String> = fs::read_dir(&reports)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".objects-"))
+        .collect();
+    let mut left = left;
+    left.sort();
+    assert_eq!(
+        left,
+        [".objects-live1", ".objects-live1.lock"],
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn merge_of_shards_whose_thresholds_were_edited_is_rejected() {
+    let dir = corpus();
+    let mut value = shard_copy(&dir, 1, 1, "s1");
+    // Every bar lowered to nothing, in the only shard: nothing to compare it with but the
+    // scenario itself.
+    value["scenario"]["thresholds"]["min_recall"] = serde_json::json!(0.0);
+    value["scenario"]["thresholds"]["max_false_pass_rate"] = serde_json::json!(1.0);
+    write_results(&dir, "s1", &value);
+    assert_one(
+        "merge_of_shards_whose_thresholds_were_edited_is_rejected",
+        &dir,
+        &["merge", "s1/results.json", "--reports-dir", "reports"],
+        &[
+            "s1/results.json",
+            "thresholds that differ from those of its scenario",
+        ],
+    );
+}

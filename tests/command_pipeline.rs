@@ -113,7 +113,7 @@ fn a_verifier_that_always_passes_false_passes_the_omission_and_passes_the_golden
 /// Every way of giving no usable answer, each an error with its reason, never a verdict.
 #[test]
 fn every_unusable_answer_is_an_error_with_its_reason() {
-    let cases: [(&str, &str); 6] = [
+    let cases: [(&str, &str); 7] = [
         ("exit 1", "exited with 1 and wrote no report"),
         ("exit 0", "exited 0 but wrote no report"),
         (": > \"$GATEBENCH_REPORT\"", "the report is empty"),
@@ -128,6 +128,13 @@ fn every_unusable_answer_is_an_error_with_its_reason() {
         (
             ". \"$GB_PIPELINES/report.sh\"; SEVERITY=9 write_report pass 'a critical finding'",
             "critical severity",
+        ),
+        // `overall` given twice, the last a pass (was: scored as that pass, a false pass).
+        (
+            ". \"$GB_PIPELINES/report.sh\"; write_report issues-found 'a finding'; \
+             sed -i 's/\"overall\": {\"result\": \"issues-found\"}/&, \"overall\": {\"result\": \"pass\"}/' \
+             \"$GATEBENCH_REPORT\"",
+            "gives the key `overall` twice",
         ),
     ];
     for (line, reason) in cases {

@@ -15,17 +15,22 @@ pub struct MergeArgs {
     pub shards: Vec<PathBuf>,
     #[arg(long, default_value = "reports")]
     pub reports_dir: PathBuf,
+    /// The fixtures every shard's trials are scored again against (default: the recorded
+    /// scenario's).
+    #[arg(long)]
+    pub fixtures: Option<PathBuf>,
 }
 
 pub fn run(args: MergeArgs) -> CmdResult {
     let MergeArgs {
         shards,
         reports_dir,
+        fixtures,
     } = args;
-    cmd_merge(&shards, &reports_dir)
+    cmd_merge(&shards, &reports_dir, fixtures)
 }
 
-fn cmd_merge(shards: &[PathBuf], reports_dir: &Path) -> CmdResult {
+fn cmd_merge(shards: &[PathBuf], reports_dir: &Path, fixtures: Option<PathBuf>) -> CmdResult {
     let mut read = Vec::new();
     let mut errors = Vec::new();
     for path in shards {
@@ -37,9 +42,10 @@ fn cmd_merge(shards: &[PathBuf], reports_dir: &Path) -> CmdResult {
     if !errors.is_empty() {
         return Err(errors);
     }
-    let mut merged = gatebench::run::merge::merge(read, std::time::SystemTime::now())?;
+    let mut merged =
+        gatebench::run::merge::merge_with(read, std::time::SystemTime::now(), fixtures.clone())?;
     // The trial logs as `run` writes them, from the scenario's fixtures when they still load.
-    let views = gatebench::run::merge::views_of(&merged);
+    let views = gatebench::run::merge::views_of(&merged, fixtures.as_deref());
     if views.is_none() {
         eprintln!(
             "note: the scenario {} or its fixtures could not be loaded: no trial logs (trials/)",

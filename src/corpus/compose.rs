@@ -236,8 +236,9 @@ pub const MAX_FILE_BYTES: u64 = 16 << 20;
 /// The most bytes one layer's tree may hold.
 pub const MAX_TREE_BYTES: u64 = 256 << 20;
 
-/// Reads every file under `ctx.folder/dir` into a tree. Symlinks are followed only when they stay
-/// inside the fixture folder, and every real folder is visited once (a folder reached twice
+/// Reads every file under `ctx.folder/dir` into a tree. Symlinks (the layer folder `dir` itself, a
+/// folder on its way, or anything under it) are followed only when they stay inside the fixture
+/// folder, and every real folder is visited once (a folder reached twice
 /// through symlinks is an error, so links cannot multiply the tree). Names must be UTF-8, files
 /// regular, and every final repository path (after the `.fixture` suffix is removed) safe
 /// (`check_repo_path`: nothing git takes for `.git`).
@@ -266,8 +267,23 @@ pub fn read_tree(ctx: &Ctx, key: &str, dir: &str) -> Result<Files, Error> {
                 .map_or(true, |meta| meta.file_type().is_symlink())
     });
     let real_root = if through_link {
-        root.canonicalize()
-            .map_err(|e| Error::io("resolve", &root, e))?
+        let target = root
+            .canonicalize()
+            .map_err(|e| Error::io("resolve", &root, e))?;
+        // The layer folder itself (or a folder on its way) is a link: it must stay inside the
+        // fixture folder, as a link inside a layer must (below). Without this a `base`, an
+        // overlay or a fix linked to any folder on the machine was read into the repository.
+        if !target.starts_with(&fixture_root) {
+            return Err(ctx.err(
+                key,
+                dir,
+                format!(
+                    "`{dir}` is reached through a symlink pointing outside the fixture folder ({}); fixture trees must be self-contained",
+                    target.display()
+                ),
+            ));
+        }
+        target
     } else {
         fixture_root.join(dir)
     };

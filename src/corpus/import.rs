@@ -777,6 +777,20 @@ fn write_file(dir: &Path, path: &str, content: &[u8], disarmed: &mut Vec<String>
     std::fs::write(&target, content).map_err(|e| Error::io("write", &target, e))
 }
 
+/// `text` with each control character written as its escape (`\u{1}`, `\n`): fit for one line
+/// of a YAML comment.
+fn comment_safe(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_debug().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// A YAML double-quoted scalar (JSON string syntax is a subset of it).
 fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
@@ -788,7 +802,7 @@ fn fixture_yaml(opts: &ImportOptions, imported: &Imported, layers: &str) -> Stri
     let short = |id: &str| id.chars().take(12).collect::<String>();
     out.push_str(&format!(
         "# Imported by `gatebench import` from {}: base {}, head {}{}{}.\n",
-        opts.repo.display(),
+        comment_safe(&opts.repo.display().to_string()),
         imported.base_commit,
         imported.head_commit,
         if opts.staged {
@@ -807,8 +821,14 @@ fn fixture_yaml(opts: &ImportOptions, imported: &Imported, layers: &str) -> Stri
             return;
         }
         out.push_str(&format!("# {title}:\n"));
+        // Escaped: a path may hold a newline (which would end the comment) or another control
+        // character (which YAML does not allow, even in a comment).
         for (path, why) in list {
-            out.push_str(&format!("#   {path}: {why}\n"));
+            out.push_str(&format!(
+                "#   {}: {}\n",
+                comment_safe(path),
+                comment_safe(why)
+            ));
         }
     };
     comment("Left out (in no layer)", &imported.left_out);

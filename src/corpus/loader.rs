@@ -341,12 +341,15 @@ fn load_with(dir: &Path, build: Build<'static>) -> Result<Corpus, Vec<Error>> {
     // built (below), so that ten thousand parsed files are never held at once (they were the
     // peak of a large run's memory).
     // Each path is held once, in `files`; the ids map to their place there.
+    let real_dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     let (files, heads): (Vec<PathBuf>, Vec<Result<Head, Error>>) = folders
         .into_par_iter()
         .map(|folder| {
             let file = folder.join("fixture.yaml");
             // Anything there (a FIFO, a folder) is read, and refused with what it is.
-            let head = if std::fs::symlink_metadata(&file).is_err() {
+            let head = if let Some(e) = linked_outside(&folder, &real_dir) {
+                Err(e)
+            } else if std::fs::symlink_metadata(&file).is_err() {
                 Err(Error::invalid(
                     &folder,
                     "a fixture folder must hold a fixture.yaml",
@@ -478,6 +481,32 @@ fn load_with(dir: &Path, build: Build<'static>) -> Result<Corpus, Vec<Error>> {
     }
 }
 
+/// An error when `folder` (a fixture folder in the fixtures folder whose real path is
+/// `real_dir`) is a symlink to a folder outside the fixtures folder: its layer folders would then
+/// be checked against wherever it points, and a fixture is self-contained.
+fn linked_outside(folder: &Path, real_dir: &Path) -> Option<Error> {
+    let is_link = folder
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link {
+        return None;
+    }
+    match folder.canonicalize() {
+        Ok(target) if target.starts_with(real_dir) => None,
+        Ok(target) => Some(Error::invalid(
+            folder,
+            format!(
+                "the fixture folder is a symlink pointing outside the fixtures folder ({}); fixtures must be self-contained",
+                target.display()
+            ),
+        )),
+        Err(e) => Some(Error::invalid(
+            folder,
+            format!("a symlink that cannot be resolved: {e}"),
+        )),
+    }
+}
+
 /// Omission fixtures built in parallel at a time while loading (see `load_with`).
 const LOAD_BATCH: usize = 512;
 
@@ -526,12 +555,7 @@ fn compiled(pattern: &str) -> Result<Arc<Regex>, regex::Error> {
 }
 
 fn common_checks(ctx: &Ctx, f: &FixtureFile) -> Result<Expectation, Error> {
-    let id_ok = !f.id.is_empty()
-        && f.id
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && !f.id.starts_with('-');
-    if !id_ok {
+    if !crate::ids::is_fixture_id(&f.id) {
         return Err(ctx.err(
             "id",
             &f.id,
@@ -1236,6 +1260,40 @@ mod tests {
         );
         std::fs::write(&file, &bytes).unwrap();
         f.compose().expect("composes again once the file is back");
+    }
+
+    /// A plant folder swapped for a link to a folder outside the fixture after loading, holding
+    /// the very same files (so the recipe's record of what was read still matches): composing
+    /// the fixture when its trial starts refuses the link, as loading does.
+    #[test]
+    fn a_layer_folder_swapped_for_a_link_outside_after_loading_does_not_compose() {
+        let dir = tempfile::tempdir().unwrap();
+        let fixtures = dir.path().join("fixtures");
+        for id in [
+            "subscription-cancel",
+            "subscription-cancel-acceptance-unchecked",
+        ] {
+            copy_dir(&bundled().join(id), &fixtures.join(id));
+        }
+        let corpus = load(&fixtures).expect("the copied fixtures load");
+        let f = corpus
+            .get("subscription-cancel-acceptance-unchecked")
+            .unwrap();
+        f.compose().expect("composes while its files are unchanged");
+        let Layers::OnDisk(recipe) = &f.layers else {
+            panic!("an omission fixture is a recipe")
+        };
+        let first = recipe.inputs.first().expect("the fixture reads files");
+        let layer = first.path.split('/').next().unwrap().to_owned();
+        let inside = fixtures.join(&f.id).join(&layer);
+        let outside = dir.path().join("elsewhere");
+        std::fs::rename(&inside, &outside).unwrap();
+        std::os::unix::fs::symlink(&outside, &inside).unwrap();
+        let e = f.compose().unwrap_err().to_string();
+        assert!(
+            e.contains("symlink pointing outside the fixture folder"),
+            "{e}"
+        );
     }
 
     fn copy_dir(from: &Path, to: &Path) {

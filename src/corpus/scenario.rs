@@ -503,6 +503,32 @@ impl Default for Thresholds {
 /// repository; far more than the cores only exhausts memory and file handles.
 pub const MAX_JOBS: usize = 256;
 
+/// The longest scenario name, in characters. It is part of every run id (a folder name of at most
+/// 255 bytes, with the time stamp, a matrix pipeline's name of up to 64, a shard and a process id);
+/// `check` and `run` both refuse a longer one.
+pub const MAX_SCENARIO_NAME: usize = 128;
+
+/// A scenario's `name`: not empty, at most [`MAX_SCENARIO_NAME`] characters, no control
+/// characters.
+fn check_name(name: &str) -> std::result::Result<(), String> {
+    if name.trim().is_empty() {
+        return Err("`name` is empty: a scenario needs a name (it is part of every run id)".into());
+    }
+    let chars = name.chars().count();
+    if chars > MAX_SCENARIO_NAME {
+        return Err(format!(
+            "`name` is {chars} characters; the limit is {MAX_SCENARIO_NAME} (it is part of every run folder's name)"
+        ));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(format!(
+            "`name` `{}` contains a control character",
+            name.escape_debug()
+        ));
+    }
+    Ok(())
+}
+
 /// A loaded scenario and where it came from.
 #[derive(Debug, Clone)]
 pub struct Scenario {
@@ -529,6 +555,7 @@ impl Scenario {
         let at = |key: &str, value: &str, message: String| {
             Error::invalid_at(path, yaml::locate(text, key, value), message)
         };
+        check_name(&spec.name).map_err(|message| at("name", &spec.name, message))?;
         if let Some(jobs) = spec.jobs {
             if !(1..=MAX_JOBS).contains(&jobs) {
                 return Err(at(
@@ -704,13 +731,7 @@ fn check_matrix(
     for (n, entry) in spec.pipelines.iter().enumerate() {
         let name = entry.name.as_str();
         let invalid = |message: String| Error::invalid_at(path, entry_at(n), message);
-        if name.is_empty()
-            || name.len() > 64
-            || name.starts_with('.')
-            || !name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
-        {
+        if !crate::ids::is_pipeline_name(name) {
             return Err(invalid(format!(
                 "pipeline name `{name}`: use 1 to 64 letters, digits, `.`, `_` or `-`, not \
                  starting with `.` (it names the pipeline's folder)"

@@ -25,6 +25,9 @@ pub const MAX_YAML_EXPANDED_BYTES: usize = 16 << 20;
 /// the YAML scanner quadratic. Block nesting is bounded by the deserializer (128 levels).
 pub const MAX_YAML_FLOW_DEPTH: usize = 64;
 
+/// The UTF-8 byte order mark.
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// Reads and parses `path` into `T`.
 pub fn load<T: DeserializeOwned>(path: &Path) -> Result<Parsed<T>> {
     let text = read_text(path)?;
@@ -40,7 +43,13 @@ pub fn read_text(path: &Path) -> Result<String> {
         Some("json") => MAX_JSON_BYTES,
         _ => MAX_YAML_BYTES,
     };
-    let bytes = read_input(path, limit)?;
+    let mut bytes = read_input(path, limit)?;
+    // A UTF-8 byte order mark (editors on Windows write one) is no part of the text: YAML allows
+    // it, and JSON parsers may ignore it. Read without it, rather than as a stray character
+    // before the first key.
+    if bytes.starts_with(UTF8_BOM) {
+        bytes.drain(..UTF8_BOM.len());
+    }
     String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = valid.iter().filter(|b| **b == b'\n').count() + 1;
@@ -116,12 +125,74 @@ pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T> {
     }
     check_limits(path, text)?;
     yaml_serde::from_str(text).map_err(|e| {
-        let position = e.location().map(|l| Position {
-            line: l.line(),
-            column: l.column(),
-        });
-        Error::invalid_at(path, position, strip_position(&e.to_string()))
+        let message = strip_position(&e.to_string());
+        // A key given twice is found after the mapping is read, and reported at its start (1:1
+        // for the top level): the repetition's own line is found in the text.
+        let position = duplicate_key(&message)
+            .and_then(|key| locate_duplicate(text, key))
+            .or_else(|| {
+                e.location().map(|l| Position {
+                    line: l.line(),
+                    column: l.column(),
+                })
+            });
+        Error::invalid_at(path, position, message)
     })
+}
+
+/// The key of a "given twice" error: serde's `duplicate field `id`` (a struct), yaml_serde's
+/// `duplicate entry with key "id"` (a mapping).
+fn duplicate_key(message: &str) -> Option<&str> {
+    if let Some(rest) = message.strip_prefix("duplicate field `") {
+        return rest.split('`').next();
+    }
+    let rest = message.strip_prefix("duplicate entry with key \"")?;
+    rest.rsplit_once('"').map(|(key, _)| key)
+}
+
+/// The position of the second `key:` of one block mapping: the first line that gives `key` at a
+/// column where it was already given, with no line less indented (which ends that mapping) in
+/// between. Flow mappings and keys with escapes are not looked into (`None`).
+fn locate_duplicate(text: &str, key: &str) -> Option<Position> {
+    // The columns `key` was seen at, in mappings still open.
+    let mut open: Vec<usize> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let rest = line.trim_start_matches(' ');
+        if rest.is_empty() || rest.starts_with('#') {
+            continue;
+        }
+        let indent = line.len() - rest.len();
+        // A list item opens a mapping at the column of its first key.
+        let (column, entry) = match rest.strip_prefix("- ") {
+            Some(item) => {
+                let item_rest = item.trim_start_matches(' ');
+                let column = indent + 2 + (item.len() - item_rest.len());
+                open.retain(|c| *c < column);
+                (column, item_rest)
+            }
+            None => {
+                open.retain(|c| *c <= indent);
+                (indent, rest)
+            }
+        };
+        let is_key = [key.to_owned(), format!("\"{key}\""), format!("'{key}'")]
+            .iter()
+            .any(|k| {
+                entry
+                    .strip_prefix(k.as_str())
+                    .is_some_and(|after| after.trim_start_matches(' ').starts_with(':'))
+            });
+        if is_key {
+            if open.contains(&column) {
+                return Some(Position {
+                    line: i + 1,
+                    column: column + 1,
+                });
+            }
+            open.push(column);
+        }
+    }
+    None
 }
 
 /// Refuses flow nesting deeper than [`MAX_YAML_FLOW_DEPTH`] (counted on the raw text, before the
@@ -309,6 +380,25 @@ mod tests {
     fn empty_file_is_an_error() {
         let err = parse::<T>(Path::new("f.yaml"), "# only a comment\n").unwrap_err();
         assert_eq!(err.to_string(), "f.yaml: the file is empty");
+    }
+
+    #[test]
+    fn a_key_given_twice_names_the_line_of_the_second() {
+        let err = parse::<T>(Path::new("f.yaml"), "# c\na: 1\n\na: 2\n").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("f.yaml:4:1: duplicate field `a`"),
+            "{err}"
+        );
+        // The same key in two mappings is no repetition; in one mapping nested in a list, it is.
+        let text = "x:\n  a: 1\ny:\n  a: 2\nz:\n  - a: 1\n    b: 2\n  - a: 3\n    a: 4\n";
+        assert_eq!(
+            locate_duplicate(text, "a").map(|p| (p.line, p.column)),
+            Some((9, 5))
+        );
+        let generic =
+            parse::<yaml_serde::Value>(Path::new("f.yaml"), "a: 1\nb: 2\nb: 3\n").unwrap_err();
+        assert!(generic.to_string().starts_with("f.yaml:3:1:"), "{generic}");
     }
 
     #[test]

@@ -157,10 +157,10 @@ pub fn explain(corpus: &Corpus, id: &str, last: Option<(&str, &RunResults)>) -> 
             t.outcome.as_str(),
             t.reason
         );
-        let log = run_dir.map(|d| {
-            d.join(crate::output::trial_logs::TRIALS)
-                .join(crate::output::trial_logs::case_of(results, &t))
-        });
+        let case = crate::output::trial_logs::case_of(results, &t);
+        let log = run_dir
+            .filter(|_| crate::ids::is_case_id(&case))
+            .map(|d| d.join(crate::output::trial_logs::TRIALS).join(&case));
         if let Some(log) = log.filter(|l| l.is_dir()) {
             let _ = writeln!(out, "    trial log: {}/", log.display());
         }

@@ -34,8 +34,11 @@ impl Store {
         &self.dir
     }
 
-    fn path_of(&self, hash: &str) -> PathBuf {
-        self.dir.join(format!("{hash}.json"))
+    /// The file of object `hash`: only for a reference in its format (64 hex digits), so that a
+    /// reference read from a file cannot name a path outside the store.
+    fn path_of(&self, hash: &str) -> Result<PathBuf> {
+        let hash = crate::ids::object_ref(&self.dir, hash)?;
+        Ok(self.dir.join(format!("{hash}.json")))
     }
 
     /// Stores `value` (once per distinct content: an object already there is not written again)
@@ -44,7 +47,7 @@ impl Store {
         let bytes = serde_json::to_vec(value)
             .map_err(|e| Error::Internal(format!("serializing an object: {e}")))?;
         let hash = hex(&Sha256::digest(&bytes));
-        let path = self.path_of(&hash);
+        let path = self.path_of(&hash)?;
         if !path.is_file() {
             // The store's folder is made by its owner (the run, or `outputs::write_all_with`):
             // one removed under a running trial by an interrupt is not made again.
@@ -55,13 +58,7 @@ impl Store {
 
     /// Reads the object `hash`, checking that its content still has that hash.
     pub fn get<T: DeserializeOwned>(&self, hash: &str) -> Result<T> {
-        if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(Error::invalid(
-                &self.dir,
-                format!("`{hash}` is not an object reference (64 hex digits)"),
-            ));
-        }
-        let path = self.path_of(hash);
+        let path = self.path_of(hash)?;
         // A missing or unreadable object is a results file that cannot be used: bad input.
         let bytes = std::fs::read(&path).map_err(|e| {
             Error::invalid(
@@ -119,19 +116,19 @@ impl Store {
                 .into_iter()
                 .filter_map(|(absent, hash)| hash.as_ref().filter(|_| absent))
             {
-                let to = self.path_of(hash);
+                let to = self.path_of(hash)?;
                 if to.is_file() {
                     continue;
                 }
                 let Some(from) = sources
                     .iter()
-                    .map(|s| s.path_of(hash))
+                    .filter_map(|s| s.path_of(hash).ok())
                     .find(|p| p.is_file())
                 else {
                     return Err(Error::invalid(
                         &self.dir,
                         format!(
-                            "trial {} [{}] references object {hash}, which none of the runs read                              holds",
+                            "trial {} [{}] references object {hash}, which none of the runs read holds",
                             trial.fixture, trial.trial
                         ),
                     ));

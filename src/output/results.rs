@@ -351,7 +351,53 @@ pub fn parse(path: &Path, text: &str) -> Result<RunResults> {
             ),
         ));
     }
+    // Ids become folder and file names (trial logs, objects): each checked to its format first.
+    check_ids(path, &results)?;
     Ok(results)
+}
+
+/// Every id a results file holds, checked to its format (`ids.rs`) before anything is built
+/// from it: the run's id and those of the runs it was merged from or replays, its matrix
+/// pipeline's name, its fixtures' and trials' ids, each trial's number (below the run's trial
+/// count), its case map, and every object reference of every round.
+fn check_ids(file: &Path, r: &RunResults) -> Result<()> {
+    use crate::ids;
+    ids::run_id(file, &r.run_id)?;
+    for id in r.merged_from.iter().chain(&r.replay_of) {
+        ids::run_id(file, id)?;
+    }
+    if let Some(name) = &r.scenario.matrix_pipeline {
+        ids::pipeline_name(file, name)?;
+    }
+    for f in r.fixtures.iter() {
+        ids::fixture_id(file, &f.id)?;
+        if let Some(golden) = &f.golden {
+            ids::fixture_id(file, golden)?;
+        }
+    }
+    for t in r.trials.iter() {
+        ids::fixture_id(file, &t.fixture)?;
+        ids::trial_number(file, &t.fixture, t.trial, r.trial_count)?;
+        for round in &t.rounds {
+            for hash in [
+                &round.report_ref,
+                &round.process_ref,
+                &round.fixer_ref,
+                &round.fix_diff_ref,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                ids::object_ref(file, hash)?;
+            }
+        }
+    }
+    for (case, c) in r.cases.iter() {
+        ids::case_id(file, &case)?;
+        ids::fixture_id(file, &c.fixture)?;
+        ids::trial_number(file, &c.fixture, c.trial, r.trial_count)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -317,7 +317,10 @@ fn write_one(
     {
         let trial = &*crate::output::objects::resolved(results.objects.as_ref(), trial)?;
         let case = case_of(results, trial);
-        let dir = run_dir.join(TRIALS).join(&case);
+        // A case id read from a results file names a folder: only in its format.
+        let dir = run_dir
+            .join(TRIALS)
+            .join(crate::ids::case_id(run_dir, &case)?);
         std::fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
         let mut files: Vec<(String, Vec<u8>)> = Vec::new();
         let view = views.get(&trial.fixture)?;

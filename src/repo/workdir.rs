@@ -44,7 +44,7 @@ pub fn default_parent() -> PathBuf {
 }
 
 /// Takes the lock of `dir` without waiting; `None` when another process holds it.
-fn try_lock(lock_path: &Path) -> Option<std::fs::File> {
+pub(crate) fn try_lock(lock_path: &Path) -> Option<std::fs::File> {
     use std::os::fd::AsRawFd;
     let file = std::fs::OpenOptions::new()
         .create(true)

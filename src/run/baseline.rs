@@ -64,7 +64,8 @@ pub fn baseline_of(results: &RunResults) -> Result<RunResults> {
         }
     }
     let mut b = results.clone();
-    b.run_id = format!("baseline-{}", b.scenario.name);
+    // A run id is read back as one file name (`ids::is_run_id`): the name as run ids have it.
+    b.run_id = format!("baseline-{}", crate::ids::sanitize(&b.scenario.name));
     b.started_at = "1970-01-01T00:00:00Z".into();
     b.jobs = 0;
     b.shard = None;

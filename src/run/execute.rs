@@ -433,9 +433,60 @@ pub fn remove_partial_outputs() -> std::sync::MutexGuard<'static, ()> {
 type Registered = Vec<(PathBuf, Vec<PathBuf>)>;
 static OBJECTS_TEMP: std::sync::Mutex<Registered> = std::sync::Mutex::new(Vec::new());
 
-/// Removes an objects folder and the (still empty) folders created for it, deepest first: a run
-/// that fails or is interrupted leaves nothing.
+/// The lock file of an objects folder (`.objects-XXXXXX.lock` beside `.objects-XXXXXX`): held
+/// (`flock`) by the run writing into the folder, for as long as it runs.
+fn objects_lock_of(dir: &Path) -> PathBuf {
+    let mut name = dir.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// Removes the objects folders under `reports_dir` left by runs that were killed (SIGKILL, a
+/// crash: nothing of theirs ran to remove them): a folder whose lock file no process holds. A
+/// live run holds its lock, so its folder is never touched; a folder without a lock file (an
+/// older gatebench's) is left, and so is a lock file being taken this instant (it is created
+/// before its folder, then locked; only a lock taken here is a dead run's). Returns the folders
+/// removed.
+pub fn remove_stale_objects(reports_dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(reports_dir) else {
+        return Vec::new();
+    };
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(stem) = name
+            .strip_prefix(".objects-")
+            .and_then(|n| n.strip_suffix(".lock"))
+        else {
+            continue;
+        };
+        if !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        let lock = entry.path();
+        let dir = reports_dir.join(format!(".objects-{stem}"));
+        if let Some(_held) = crate::repo::workdir::try_lock(&lock) {
+            let gone = match std::fs::symlink_metadata(&dir) {
+                Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(&dir).is_ok(),
+                Ok(_) => false,
+                Err(_) => true,
+            };
+            if gone {
+                let _ = std::fs::remove_file(&lock);
+                if dir != lock {
+                    removed.push(dir);
+                }
+            }
+        }
+    }
+    removed
+}
+
+/// Removes an objects folder (and its lock file) and the (still empty) folders created for it,
+/// deepest first: a run that fails or is interrupted leaves nothing.
 fn remove_objects_temp(dir: &Path, created: &[PathBuf]) {
+    let _ = std::fs::remove_file(objects_lock_of(dir));
     // A trial finishing during an interrupt may still write an object while the folder is being
     // removed (`remove_dir_all` then fails, the folder not empty): try again for up to a second.
     for _ in 0..100 {
@@ -450,8 +501,14 @@ fn remove_objects_temp(dir: &Path, created: &[PathBuf]) {
 }
 
 /// The hidden folder (`reports/.objects-XXXXXX`) finished trials' objects are written to while a
-/// run goes on; moved into the run's staging folder at the end, removed if the run fails.
-struct ObjectsTemp(Option<(PathBuf, Vec<PathBuf>)>);
+/// run goes on; moved into the run's staging folder at the end, removed if the run fails. Its
+/// lock file (`.objects-XXXXXX.lock`) is held while the run lasts: a run killed before it could
+/// remove the folder leaves it unlocked, and the next run removes it (`remove_stale_objects`).
+struct ObjectsTemp {
+    folder: Option<(PathBuf, Vec<PathBuf>)>,
+    /// Held, never read: dropped (unlocked) with the folder's owner.
+    _lock: Option<std::fs::File>,
+}
 
 impl ObjectsTemp {
     fn create(reports_dir: &Path) -> Result<ObjectsTemp> {
@@ -461,6 +518,7 @@ impl ObjectsTemp {
             .map(Path::to_path_buf)
             .collect();
         std::fs::create_dir_all(reports_dir).map_err(|e| Error::io("create", reports_dir, e))?;
+        remove_stale_objects(reports_dir);
         // Created and registered under the registry's lock: the interrupt handler, which drains
         // the registry, either sees the folder or runs before it exists.
         let mut registry = OBJECTS_TEMP.lock().unwrap_or_else(|e| e.into_inner());
@@ -469,27 +527,53 @@ impl ObjectsTemp {
         if crate::repo::workdir::interrupted() {
             return Err(Error::Interrupted);
         }
-        let dir = tempfile::Builder::new()
-            .prefix(".objects-")
-            .tempdir_in(reports_dir)
-            .map_err(|e| Error::io("create a folder in", reports_dir, e))?
-            .keep();
+        // The lock file first (a fresh name), locked, and only then its folder: a folder is
+        // never seen without a lock held for it by the run that made it.
+        let (dir, lock) = loop {
+            let lock_path = tempfile::Builder::new()
+                .prefix(".objects-")
+                .suffix(".lock")
+                .tempfile_in(reports_dir)
+                .map_err(|e| Error::io("create a file in", reports_dir, e))?
+                .into_temp_path()
+                .keep()
+                .map_err(|e| Error::io("create a file in", reports_dir, e.error))?;
+            let dir = lock_path.with_extension("");
+            // Another run sweeping took it the instant it was made (and removes it): another name.
+            let Some(lock) = crate::repo::workdir::try_lock(&lock_path) else {
+                continue;
+            };
+            match std::fs::create_dir(&dir) {
+                Ok(()) => break (dir, lock),
+                Err(e) => {
+                    let _ = std::fs::remove_file(&lock_path);
+                    return Err(Error::io("create", &dir, e));
+                }
+            }
+        };
         registry.push((dir.clone(), created.clone()));
         drop(registry);
-        Ok(ObjectsTemp(Some((dir, created))))
+        Ok(ObjectsTemp {
+            folder: Some((dir, created)),
+            _lock: Some(lock),
+        })
     }
 
     fn path(&self) -> &Path {
-        self.0.as_ref().map_or(Path::new(""), |(d, _)| d.as_path())
+        self.folder
+            .as_ref()
+            .map_or(Path::new(""), |(d, _)| d.as_path())
     }
 
     /// Renames the folder to `to` (same file system: both under the reports folder).
     fn move_to(mut self, to: &Path) -> Result<()> {
-        let (from, created) = self.0.take().unwrap_or_default();
+        let (from, created) = self.folder.take().unwrap_or_default();
         let moved = std::fs::rename(&from, to).map_err(|e| Error::io("rename into", to, e));
         forget_objects_temp(&from);
         if moved.is_err() {
             remove_objects_temp(&from, &created);
+        } else {
+            let _ = std::fs::remove_file(objects_lock_of(&from));
         }
         moved
     }
@@ -504,7 +588,7 @@ fn forget_objects_temp(dir: &Path) {
 
 impl Drop for ObjectsTemp {
     fn drop(&mut self) {
-        if let Some((dir, created)) = self.0.take() {
+        if let Some((dir, created)) = self.folder.take() {
             remove_objects_temp(&dir, &created);
             forget_objects_temp(&dir);
         }
@@ -666,14 +750,4 @@ pub fn reserve_run_dir(reports_dir: &Path, id: &str) -> Result<(String, PathBuf)
     )))
 }
 
-pub fn sanitize(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect()
-}
+pub use crate::ids::sanitize;

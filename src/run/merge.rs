@@ -7,11 +7,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use crate::corpus::hash::repo_hash;
 use crate::error::Error;
 use crate::output::results::{CacheStats, RunResults};
 use crate::run::execute;
+use crate::run::replay::Rescorer;
 use crate::run::shard::ShardInfo;
 use crate::score::metrics::{self, MetricsReport};
+use crate::score::record::TrialRecord;
 
 fn differs(what: &str, file: &Path, value: &str, first_file: &Path, first_value: &str) -> Error {
     Error::invalid(
@@ -27,9 +30,7 @@ fn short(hash: &str) -> &str {
     hash.get(..12).unwrap_or(hash)
 }
 
-/// The most shards a run may be split into (`run --shard i/n`, `merge`): more shards than
-/// fixtures is pointless, and the count sizes what merge lists.
-pub const MAX_SHARDS: u32 = 4096;
+pub use crate::run::shard::MAX_SHARDS;
 
 /// Checks that `shards` (each with the file it was read from) are the complete, distinct shards
 /// of one run. Every problem found is returned.
@@ -180,6 +181,48 @@ pub fn check(shards: &[(PathBuf, RunResults)]) -> Result<(), Vec<Error>> {
                 }
             }
         }
+        // Every trial of a shard is one of its fixtures' trials, each exactly once: a run writes
+        // every trial of every fixture it lists, once.
+        for (file, r, _) in &shards {
+            let listed: BTreeSet<String> = r.fixtures.iter().map(|f| f.id.clone()).collect();
+            let mut seen: BTreeSet<(String, u32)> = BTreeSet::new();
+            for t in r.trials.iter() {
+                if !listed.contains(t.fixture.as_str()) {
+                    errors.push(Error::invalid(
+                        file,
+                        format!(
+                            "trial {} [{}] is of a fixture this shard does not list: not a trial of this run",
+                            t.fixture, t.trial
+                        ),
+                    ));
+                } else if t.trial >= r.trial_count {
+                    errors.push(Error::invalid(
+                        file,
+                        format!(
+                            "trial {} [{}] is not a trial of this run: it has {} trial(s) per fixture",
+                            t.fixture, t.trial, r.trial_count
+                        ),
+                    ));
+                } else if !seen.insert((t.fixture.clone(), t.trial)) {
+                    errors.push(Error::invalid(
+                        file,
+                        format!("trial {} [{}] is given twice", t.fixture, t.trial),
+                    ));
+                }
+            }
+            let expected = listed.len() * r.trial_count as usize;
+            if seen.len() != expected && errors.is_empty() {
+                errors.push(Error::invalid(
+                    file,
+                    format!(
+                        "holds {} trial(s) where its {} fixture(s) of {} trial(s) each make {expected}: trials are missing",
+                        seen.len(),
+                        listed.len(),
+                        r.trial_count
+                    ),
+                ));
+            }
+        }
         if errors.is_empty() && owner.len() != first_info.selected {
             errors.push(Error::invalid(
                 first_file,
@@ -198,14 +241,141 @@ pub fn check(shards: &[(PathBuf, RunResults)]) -> Result<(), Vec<Error>> {
     }
 }
 
+/// The most disagreements between recorded and re-scored trials listed before the rest are
+/// counted.
+const MAX_LISTED: usize = 20;
+
+/// What a trial's scoring decided, as recorded: compared with the same trial scored again.
+fn scored(t: &TrialRecord) -> [(&'static str, serde_json::Value); 12] {
+    use serde_json::json;
+    [
+        ("outcome", json!(t.outcome)),
+        ("reason", json!(t.reason)),
+        ("matchers", json!(t.matchers)),
+        ("ground_truth", json!(t.ground_truth)),
+        ("fail_findings", json!(t.fail_findings)),
+        ("convergence", json!(t.convergence)),
+        ("kind", json!(t.kind)),
+        ("category", json!(t.category)),
+        ("golden", json!(t.golden)),
+        ("modified_repo", json!(t.modified_repo)),
+        ("modified_paths", json!(t.modified_paths)),
+        ("cost", json!(t.cost)),
+    ]
+}
+
+/// Checks every shard against the fixtures as they are now (`rescorer`): each fixture a shard
+/// lists exists and materializes the repository its trials judged, and each trial, scored again
+/// from the reports its shard stored (as `replay` scores), is what the shard recorded. A results
+/// file is data from others: an outcome edited in it is refused, never counted.
+fn rescore(shards: &[(PathBuf, RunResults)], rescorer: &Rescorer) -> Result<(), Vec<Error>> {
+    let mut errors = Vec::new();
+    let mut unlisted = 0usize;
+    let mut push = |errors: &mut Vec<Error>, e: Error| {
+        if errors.len() < MAX_LISTED {
+            errors.push(e);
+        } else {
+            unlisted += 1;
+        }
+    };
+    for (file, r) in shards {
+        let mut hashes: BTreeMap<String, String> = BTreeMap::new();
+        for info in r.fixtures.iter() {
+            match rescorer.corpus.get(&info.id) {
+                None => push(
+                    &mut errors,
+                    Error::invalid(
+                        file,
+                        format!(
+                            "fixture `{}` is not a fixture of {}: its trials cannot be checked",
+                            info.id,
+                            rescorer.fixtures_dir.display()
+                        ),
+                    ),
+                ),
+                Some(f) if repo_hash(f).ok().as_deref() != Some(info.repo_hash.as_str()) => push(
+                    &mut errors,
+                    Error::invalid(
+                        file,
+                        format!(
+                            "fixture `{}` now materializes a different repository than the shard's trials judged: run the shards again",
+                            info.id
+                        ),
+                    ),
+                ),
+                Some(_) => {
+                    hashes.insert(info.id.clone(), info.repo_hash.clone());
+                }
+            }
+        }
+        if !errors.is_empty() {
+            continue;
+        }
+        for trial in r.trials.iter() {
+            let hash = hashes
+                .get(trial.fixture.as_str())
+                .map_or("", String::as_str);
+            let mut again = trial.clone().into_owned();
+            if let Err(e) = rescorer.rescore(&mut again, hash, r.objects.as_ref()) {
+                push(&mut errors, e);
+                continue;
+            }
+            let (recorded, scored_again) = (scored(&trial), scored(&again));
+            if let Some(((what, was), (_, now))) = recorded
+                .iter()
+                .zip(&scored_again)
+                .find(|((_, a), (_, b))| a != b)
+            {
+                push(
+                    &mut errors,
+                    Error::invalid(
+                        file,
+                        format!(
+                            "trial {} [{}] does not match the reports its shard stored: its {what} is recorded as {was}, but scored again from them it is {now}",
+                            trial.fixture, trial.trial
+                        ),
+                    ),
+                );
+            }
+        }
+    }
+    if unlisted > 0 {
+        if let Some((file, _)) = shards.first() {
+            errors.push(Error::invalid(
+                file,
+                format!("and {unlisted} more such problem(s)"),
+            ));
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
 /// Merges checked shards into one run: trials and fixtures combined, metrics, thresholds (with
 /// the ratchet, when the scenario names a baseline) and the exit code computed again. The
-/// baseline is resolved against the scenario file as recorded, from the current folder.
+/// baseline is resolved against the scenario file as recorded, from the current folder. Every
+/// trial is first scored again from its shard's stored reports, against the fixtures of the
+/// recorded scenario ([`merge_with`] names another fixtures folder).
 pub fn merge(
-    mut shards: Vec<(PathBuf, RunResults)>,
+    shards: Vec<(PathBuf, RunResults)>,
     now: SystemTime,
 ) -> Result<RunResults, Vec<Error>> {
+    merge_with(shards, now, None)
+}
+
+/// [`merge`], its trials scored again against the fixtures in `fixtures_dir` (default: the
+/// recorded scenario's).
+pub fn merge_with(
+    mut shards: Vec<(PathBuf, RunResults)>,
+    now: SystemTime,
+    fixtures_dir: Option<PathBuf>,
+) -> Result<RunResults, Vec<Error>> {
     check(&shards)?;
+    let rescorer = Rescorer::of(&shards[0].1, fixtures_dir)?;
+    rescore(&shards, &rescorer)?;
     shards.sort_by_key(|(_, r)| r.shard.as_ref().map_or(0, |s| s.index));
     let (first_file, first) = &shards[0];
     let Some(thresholds) = first.scenario.thresholds.clone() else {
@@ -214,6 +384,20 @@ pub fn merge(
             "records no thresholds (written by an older gatebench): run the shards again",
         )]);
     };
+    // The bars are judged as the shards recorded them, and those must be the scenario's own
+    // (when it can be read): bars edited in every shard alike would otherwise pass the merge.
+    if let Some(own) = scenario_thresholds(first) {
+        let json = |t: &crate::corpus::scenario::Thresholds| serde_json::to_value(t).ok();
+        if json(&own) != json(&thresholds) {
+            return Err(vec![Error::invalid(
+                first_file,
+                format!(
+                    "records thresholds that differ from those of its scenario {}: the shards were changed, or the scenario since; run the shards again",
+                    first.scenario.file
+                ),
+            )]);
+        }
+    }
     let baseline = crate::run::baseline::load(Path::new(&first.scenario.file), &thresholds)
         .map_err(|e| vec![e])?;
     let mut merged = first.clone();
@@ -229,9 +413,16 @@ pub fn merge(
         .flat_map(|(_, r)| r.trials.iter().map(std::borrow::Cow::into_owned))
         .collect();
     merged.trials = trials.into();
+    // What each fixture expects, as the fixtures checked above say (not as a shard says).
     let fixtures: Vec<crate::output::results::FixtureInfo> = shards
         .iter()
         .flat_map(|(_, r)| r.fixtures.iter().map(std::borrow::Cow::into_owned))
+        .map(|info| {
+            rescorer
+                .corpus
+                .get(&info.id)
+                .map_or(info, crate::output::results::FixtureInfo::of)
+        })
         .collect();
     merged.fixtures = fixtures.into();
     merged.cases = shards.iter().flat_map(|(_, r)| r.cases.iter()).collect();
@@ -278,14 +469,36 @@ pub fn merge(
     Ok(merged)
 }
 
+/// The bars of the scenario `r` records (its matrix entry's, for a matrix run), when that file
+/// can be read now.
+fn scenario_thresholds(r: &RunResults) -> Option<crate::corpus::scenario::Thresholds> {
+    let scenario = crate::corpus::scenario::Scenario::load(Path::new(&r.scenario.file)).ok()?;
+    match &r.scenario.matrix_pipeline {
+        Some(name) => {
+            let entry = scenario.spec.pipelines.iter().find(|e| &e.name == name)?;
+            Some(
+                entry
+                    .thresholds
+                    .clone()
+                    .unwrap_or_else(|| scenario.spec.thresholds.clone()),
+            )
+        }
+        None => Some(scenario.spec.thresholds),
+    }
+}
+
 /// The trial-log views (`trial_logs.rs`) of a merged run: its scenario's fixtures, each only when
 /// it still materializes the repository the shards recorded (`repo_hash`), so a log never shows
 /// a planted diff other than the one the trials judged. `None` when the scenario or its corpus
 /// cannot be loaded, or its views cannot be written: the run is written without trial logs.
-pub fn views_of(merged: &RunResults) -> Option<crate::output::trial_logs::Views> {
+pub fn views_of(
+    merged: &RunResults,
+    fixtures_dir: Option<&Path>,
+) -> Option<crate::output::trial_logs::Views> {
     let scenario =
         crate::corpus::scenario::Scenario::load(Path::new(&merged.scenario.file)).ok()?;
-    let corpus = crate::corpus::load(&scenario.fixtures_dir()).ok()?;
+    let dir = fixtures_dir.map_or_else(|| scenario.fixtures_dir(), Path::to_path_buf);
+    let corpus = crate::corpus::load(&dir).ok()?;
     let corpus = execute::with_mutants(&scenario, corpus).ok()?;
     let same: Vec<&crate::corpus::Fixture> = merged
         .fixtures

@@ -12,12 +12,14 @@ use crate::corpus;
 use crate::corpus::hash::repo_hash;
 use crate::corpus::scenario::{PipelineSpec, Scenario, Thresholds};
 use crate::error::Error;
+use crate::output::objects::Store;
 use crate::output::results::{FixtureInfo, RunResults};
 use crate::output::runs;
 use crate::pipeline::select;
 use crate::run::execute::{self, Finished};
 use crate::score::metrics::{self, MetricsReport};
 use crate::score::outcome::Outcome;
+use crate::score::record::TrialRecord;
 use crate::score::trial_score;
 use crate::score::trial_score::Scoring;
 
@@ -47,7 +49,6 @@ fn thresholds_of(recorded: &RunResults) -> Thresholds {
     })
 }
 
-/// Re-scores a recorded run and writes the replay as a run of its own.
 /// How to score the recorded trials: as the recorded scenario's pipeline scores (its `kinds:`
 /// mapping), else as the recorded pipeline name says.
 fn scoring_of(recorded: &RunResults) -> Scoring {
@@ -72,40 +73,55 @@ fn scoring_of(recorded: &RunResults) -> Scoring {
     select::scoring(select::from_spec(&spec, file.parent().unwrap_or(Path::new("."))).as_ref())
 }
 
-pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
-    let clock = Instant::now();
-    let started_at = SystemTime::now();
-    let recorded = runs::read(&options.recorded).map_err(|e| vec![e])?;
-    let fixtures_dir = options
-        .fixtures_dir
-        .clone()
-        .unwrap_or_else(|| fixtures_dir_of(&recorded));
-    let corpus = corpus::load(&fixtures_dir)?;
-    // A run of generated mutants is re-scored against the same mutants, generated again.
-    let corpus = match Scenario::load(Path::new(&recorded.scenario.file)) {
-        Ok(scenario) => execute::with_mutants(&scenario, corpus).map_err(|e| vec![e])?,
-        Err(_) => corpus,
-    };
-    let recorded_hashes: BTreeMap<String, String> = recorded
-        .fixtures
-        .iter()
-        .map(|f| (f.id.clone(), f.repo_hash.clone()))
-        .collect();
-    let scoring = scoring_of(&recorded);
-    let mut trials = recorded.trials.clone().into_vec().map_err(|e| vec![e])?;
-    for trial in &mut trials {
-        let Some(fixture) = corpus.get(&trial.fixture) else {
+/// What a recorded run's trials are scored again against: the fixtures as they are now (with the
+/// scenario's generated mutants), and the recorded pipeline's scoring. `replay` re-scores with
+/// it, and `merge` checks every shard's trials with it.
+pub struct Rescorer {
+    pub corpus: corpus::Corpus,
+    pub fixtures_dir: PathBuf,
+    scoring: Scoring,
+}
+
+impl Rescorer {
+    /// The rescorer of `recorded`: its fixtures from `fixtures_dir`, else from the recorded
+    /// scenario's, else `fixtures`.
+    pub fn of(
+        recorded: &RunResults,
+        fixtures_dir: Option<PathBuf>,
+    ) -> Result<Rescorer, Vec<Error>> {
+        let fixtures_dir = fixtures_dir.unwrap_or_else(|| fixtures_dir_of(recorded));
+        let corpus = corpus::load(&fixtures_dir)?;
+        // A run of generated mutants is re-scored against the same mutants, generated again.
+        let corpus = match Scenario::load(Path::new(&recorded.scenario.file)) {
+            Ok(scenario) => execute::with_mutants(&scenario, corpus).map_err(|e| vec![e])?,
+            Err(_) => corpus,
+        };
+        Ok(Rescorer {
+            corpus,
+            fixtures_dir,
+            scoring: scoring_of(recorded),
+        })
+    }
+
+    /// `trial` scored again from its reports (read back from `store` for this trial alone, and
+    /// dropped after): an `error` when its fixture no longer exists, or now materializes another
+    /// repository than `recorded_hash` (the `repo_hash` its run recorded), whose reports judged
+    /// something else.
+    pub fn rescore(
+        &self,
+        trial: &mut TrialRecord,
+        recorded_hash: &str,
+        store: Option<&Store>,
+    ) -> Result<(), Error> {
+        let Some(fixture) = self.corpus.get(&trial.fixture) else {
             trial.outcome = Outcome::Error;
             trial.reason = format!(
                 "replay: no fixture `{}` in {}",
                 trial.fixture,
-                fixtures_dir.display()
+                self.fixtures_dir.display()
             );
-            continue;
+            return Ok(());
         };
-        let recorded_hash = recorded_hashes
-            .get(trial.fixture.as_str())
-            .map_or("", String::as_str);
         if recorded_hash.is_empty() || repo_hash(fixture).ok().as_deref() != Some(recorded_hash) {
             trial.harness_error = Some(
                 "replay: the fixture now materializes a different repository than the recorded \
@@ -119,11 +135,10 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         let modified_was_error = trial
             .reason
             .starts_with("the pipeline modified the repository");
-        // Scored from its reports, read back for this trial alone and dropped after.
-        if let Some(store) = &recorded.objects {
-            store.resolve(trial).map_err(|e| vec![e])?;
+        if let Some(store) = store {
+            store.resolve(trial)?;
         }
-        trial_score::score(fixture, &scoring, trial);
+        trial_score::score(fixture, &self.scoring, trial);
         crate::output::objects::release(trial);
         if modified_was_error {
             crate::run::runner::apply_on_modified(
@@ -131,6 +146,30 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
                 crate::corpus::scenario::OnModified::Error,
             );
         }
+        Ok(())
+    }
+}
+
+/// Re-scores a recorded run and writes the replay as a run of its own.
+pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
+    let clock = Instant::now();
+    let started_at = SystemTime::now();
+    let recorded = runs::read(&options.recorded).map_err(|e| vec![e])?;
+    let rescorer = Rescorer::of(&recorded, options.fixtures_dir.clone())?;
+    let corpus = &rescorer.corpus;
+    let recorded_hashes: BTreeMap<String, String> = recorded
+        .fixtures
+        .iter()
+        .map(|f| (f.id.clone(), f.repo_hash.clone()))
+        .collect();
+    let mut trials = recorded.trials.clone().into_vec().map_err(|e| vec![e])?;
+    for trial in &mut trials {
+        let recorded_hash = recorded_hashes
+            .get(trial.fixture.as_str())
+            .map_or("", String::as_str);
+        rescorer
+            .rescore(trial, recorded_hash, recorded.objects.as_ref())
+            .map_err(|e| vec![e])?;
     }
     let fixtures: Vec<FixtureInfo> = recorded
         .fixtures
@@ -185,7 +224,7 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         .iter()
         .filter_map(|f| corpus.get(&f.id))
         .collect();
-    let views = crate::output::trial_logs::views(&replayed, &corpus).map_err(|e| vec![e])?;
+    let views = crate::output::trial_logs::views(&replayed, corpus).map_err(|e| vec![e])?;
     let dir = execute::write_run_with(&options.reports_dir, &mut results, Some(&views))
         .map_err(|e| vec![e])?;
     Ok(Finished { results, dir })

@@ -16,6 +16,11 @@ use sha2::{Digest, Sha256};
 use crate::corpus::scenario::PipelineSpec;
 use crate::corpus::Entry;
 
+/// The most shards a run may be split into (`run --shard i/n`, and what `merge` accepts): more
+/// shards than fixtures is pointless, and the count sizes what merge lists. One constant for both,
+/// so that `run` never writes a shard `merge` refuses.
+pub const MAX_SHARDS: u32 = 4096;
+
 /// Shard `index` of `count`, 1-based (`2/3` is the second of three).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
@@ -33,6 +38,11 @@ impl FromStr for Shard {
         let count: u32 = n.trim().parse().map_err(|_| bad())?;
         if index == 0 || count == 0 || index > count {
             return Err(bad());
+        }
+        if count > MAX_SHARDS {
+            return Err(format!(
+                "`{s}`: a run is split into at most {MAX_SHARDS} shards"
+            ));
         }
         Ok(Shard { index, count })
     }

@@ -27,6 +27,14 @@ pub fn parse(bytes: &[u8]) -> Result<(Report, serde_json::Value), String> {
             e.column()
         )
     })?;
+    // Valid JSON is UTF-8. A key given twice is kept once by the parser (the last wins: two
+    // `overall` results would be scored as the second): the report is malformed, never a verdict.
+    let text = std::str::from_utf8(bytes).unwrap_or_default();
+    if let Some((key, line)) = crate::json::duplicate_keys(text).into_iter().next() {
+        return Err(format!(
+            "the report gives the key `{key}` twice in one object (line {line}): it says two things at once"
+        ));
+    }
     check_value(value)
 }
 
@@ -104,4 +112,41 @@ pub fn consistency(report: &Report) -> Result<(), String> {
         return Err("overall.result is issues-found, yet the report has no findings".into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    /// A minimal valid report whose `overall` is `first`, then, when given, `second` as well.
+    fn report(first: &str, second: Option<&str>) -> String {
+        let again = second.map_or(String::new(), |r| {
+            format!(", \"overall\": {{\"result\": \"{r}\"}}")
+        });
+        format!(
+            r#"{{"schemaVersion": 1, "status": "ok", "error": null,
+  "findings": [{{"title": "t", "severity": 7, "description": "d", "sources": []}}],
+  "overall": {{"result": "{first}"}}{again},
+  "scope": {{"depth": "light", "mode": "branch", "baseRef": "main", "mergeBase": null,
+            "headSha": null, "includedFiles": [], "excludedFiles": [], "files": [], "excluded": []}},
+  "knownFindings": null, "deferredToEpic": [],
+  "triage": {{"skillsRun": [], "skillsSkipped": [], "skills_run": [], "skills_skipped": []}},
+  "skillResults": [], "issues": [], "exerciserVerification": [],
+  "customGates": {{"exerciser": [], "review": []}}}}"#
+        )
+    }
+
+    /// `overall` given twice, the second a pass: a parser keeps the pass; the report is refused
+    /// as malformed instead (was: scored PASS). Escaped spellings of the key count too.
+    #[test]
+    fn a_key_given_twice_makes_the_report_malformed() {
+        let (single, _) = parse(report("pass", None).as_bytes()).expect("a valid report");
+        assert_eq!(single.overall.result, crate::OverallResult::Pass);
+        let twice = report("issues-found", Some("pass"));
+        let e = parse(twice.as_bytes()).unwrap_err();
+        assert!(e.contains("`overall` twice") && e.contains("line 3"), "{e}");
+        let escaped = twice.replacen(", \"overall\"", ", \"\\u006fverall\"", 1);
+        let e = parse(escaped.as_bytes()).unwrap_err();
+        assert!(e.contains("twice"), "{e}");
+    }
 }

@@ -3,6 +3,7 @@
 //! JSON Schema, and the checks a report must pass before it can be scored.
 
 pub mod check;
+pub mod json;
 pub mod schema;
 pub mod time;
 mod v1;
