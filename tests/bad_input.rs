@@ -1905,3 +1905,23 @@ fn a_run_killed_with_sigkill_leaves_an_objects_folder_the_next_run_removes() {
     assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
     assert_eq!(objects(&reports), Vec::<String>::new(), "{}", out.stderr);
 }
+
+/// A key given twice in a results file (a second `outcome` in a trial: a parser keeps the last)
+/// is refused with its line, whatever reads it.
+#[test]
+fn a_results_file_with_a_key_given_twice_is_rejected() {
+    let dir = corpus();
+    let value = shard_copy(&dir, 1, 1, "s1");
+    let text = serde_json::to_string_pretty(&value).unwrap().replacen(
+        "\"outcome\": ",
+        "\"outcome\": \"detected\",\n      \"outcome\": ",
+        1,
+    );
+    write(&dir.path().join("s1/results.json"), &text);
+    assert_one(
+        "a_results_file_with_a_key_given_twice_is_rejected",
+        &dir,
+        &["merge", "s1/results.json", "--reports-dir", "reports"],
+        &["s1/results.json:", "the key `outcome` is given twice"],
+    );
+}
