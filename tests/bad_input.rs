@@ -1844,3 +1844,84 @@ fn merge_of_shards_whose_thresholds_were_edited_is_rejected() {
         ],
     );
 }
+
+/// The same with a real kill: a run whose verifier sleeps is killed with SIGKILL while its
+/// objects folder exists (nothing of gatebench runs after that signal); the next run into the
+/// same reports folder removes the folder and its lock file.
+#[test]
+fn a_run_killed_with_sigkill_leaves_an_objects_folder_the_next_run_removes() {
+    let dir = corpus();
+    write(
+        &dir.path().join("scenarios/slow.yaml"),
+        "name: slow\npipeline:\n  kind: command\n  command: 'sleep 60'\n  timeout_secs: 120\n",
+    );
+    let reports = dir.path().join("reports");
+    let objects = |reports: &Path| -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(reports)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".objects-"))
+            .collect();
+        names.sort();
+        names
+    };
+    let mut slow = Command::new(env!("CARGO_BIN_EXE_gatebench"))
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "scenarios/slow.yaml",
+            "--fixtures",
+            "fixtures",
+            "--work-dir",
+            "work",
+            "--reports-dir",
+            "reports",
+            "--quiet",
+        ])
+        .stderr(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..300 {
+        seen = objects(&reports);
+        if seen.len() == 2 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // SAFETY: kill(2) on the child's pid.
+    unsafe { libc::kill(slow.id() as i32, libc::SIGKILL) };
+    let _ = slow.wait();
+    assert_eq!(
+        seen.len(),
+        2,
+        "the run's objects folder and its lock: {seen:?}"
+    );
+    assert_eq!(objects(&reports), seen, "SIGKILL leaves them");
+    let out = gatebench(dir.path(), &run_with(&[]));
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    assert_eq!(objects(&reports), Vec::<String>::new(), "{}", out.stderr);
+}
+
+/// A key given twice in a results file (a second `outcome` in a trial: a parser keeps the last)
+/// is refused with its line, whatever reads it.
+#[test]
+fn a_results_file_with_a_key_given_twice_is_rejected() {
+    let dir = corpus();
+    let value = shard_copy(&dir, 1, 1, "s1");
+    let text = serde_json::to_string_pretty(&value).unwrap().replacen(
+        "\"outcome\": ",
+        "\"outcome\": \"detected\",\n      \"outcome\": ",
+        1,
+    );
+    write(&dir.path().join("s1/results.json"), &text);
+    assert_one(
+        "a_results_file_with_a_key_given_twice_is_rejected",
+        &dir,
+        &["merge", "s1/results.json", "--reports-dir", "reports"],
+        &["s1/results.json:", "the key `outcome` is given twice"],
+    );
+}

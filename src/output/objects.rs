@@ -72,7 +72,20 @@ impl Store {
                 "the object's content does not match its name (changed or damaged)",
             ));
         }
-        serde_json::from_slice(&bytes)
+        // Stored objects are gatebench's own JSON, which never gives a key twice: a report
+        // stored with `overall` twice would be read as its last.
+        let text = std::str::from_utf8(&bytes)
+            .map_err(|e| Error::invalid(&path, format!("not a stored object: {e}")))?;
+        if let Some((key, _)) = gatebench_report::json::duplicate_keys(text)
+            .into_iter()
+            .next()
+        {
+            return Err(Error::invalid(
+                &path,
+                format!("not a stored object: the key `{key}` is given twice in one object"),
+            ));
+        }
+        serde_json::from_str(text)
             .map_err(|e| Error::invalid(&path, format!("not a stored object: {e}")))
     }
 

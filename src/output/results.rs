@@ -331,6 +331,23 @@ pub fn read(path: &Path) -> Result<RunResults> {
 
 /// Parses the text of a results file read from `path`.
 pub fn parse(path: &Path, text: &str) -> Result<RunResults> {
+    // gatebench never writes a key twice; a parser would keep the last (an outcome given twice,
+    // a second `trials` list): such a file was changed, and is refused.
+    if let Some((key, line)) = gatebench_report::json::duplicate_keys(text)
+        .into_iter()
+        .next()
+    {
+        return Err(Error::invalid_at(
+            path,
+            Some(crate::error::Position {
+                line: line as usize,
+                column: 1,
+            }),
+            format!(
+                "the key `{key}` is given twice in one object: not a results file gatebench wrote"
+            ),
+        ));
+    }
     let results: RunResults = serde_json::from_str(text).map_err(|e| {
         Error::invalid_at(
             path,
