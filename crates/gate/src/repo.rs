@@ -10,6 +10,7 @@ use std::path::{Component, Path, PathBuf};
 use git2::{ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
 
 use gatebench_gittree as gittree;
+use gatebench_gittree::pinned::Pinned;
 
 /// How a file differs between the merge base and the work tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -89,16 +90,31 @@ pub struct RepoView {
 }
 
 impl RepoView {
-    /// Opens the repository whose work tree is `repo_dir` and reads everything the gate needs.
+    /// Opens the repository whose work tree is `repo_dir` as git would and reads everything the
+    /// gate needs ([`open_with`](Self::open_with) without a pinned repository).
     pub fn open(repo_dir: &Path, base_ref: &str) -> Result<RepoView, EnvError> {
-        let repo = Repository::open(repo_dir).map_err(|error| {
+        RepoView::open_with(repo_dir, base_ref, None)
+    }
+
+    /// Opens the repository whose work tree is `repo_dir` (as `pinned` fixed it when given: see
+    /// [`open_repository`]) and reads everything the gate needs.
+    pub fn open_with(
+        repo_dir: &Path,
+        base_ref: &str,
+        pinned: Option<&Pinned>,
+    ) -> Result<RepoView, EnvError> {
+        let repo = open_repository(repo_dir, pinned).map_err(|error| {
             EnvError::new(
-                "not-a-git-repository",
-                format!(
-                    "{} is not a git repository: {}",
-                    repo_dir.display(),
-                    error.message()
-                ),
+                // A pinned repository is refused when its `.git` was changed.
+                if pinned.is_some() {
+                    "repository-unusable"
+                } else {
+                    "not-a-git-repository"
+                },
+                match pinned {
+                    Some(_) => format!("{} cannot be opened: {error}", repo_dir.display()),
+                    None => format!("{} is not a git repository: {error}", repo_dir.display()),
+                },
                 None,
             )
         })?;
@@ -338,10 +354,26 @@ impl RepoView {
     }
 }
 
+/// Opens the repository whose work tree is `repo_dir`. Pinned (a trial repository): the git dir,
+/// work tree and configuration its maker fixed, refused when its `.git` says otherwise
+/// (`gatebench_gittree::pinned`). Not pinned (`gatebench gate` on one's own repository): as git
+/// opens it, its configuration honoured.
+pub fn open_repository(repo_dir: &Path, pinned: Option<&Pinned>) -> Result<Repository, String> {
+    match pinned {
+        Some(pinned) => pinned.open(repo_dir),
+        None => Repository::open(repo_dir).map_err(|e| e.message().to_owned()),
+    }
+}
+
 /// The paths that differ between the trees of two commits of the repository at `repo_dir`
 /// (the loop's state folder left out), sorted. An error says which commit could not be read.
-pub fn changes_between(repo_dir: &Path, from: &str, to: &str) -> Result<Vec<String>, String> {
-    let repo = Repository::open(repo_dir).map_err(|e| e.message().to_owned())?;
+pub fn changes_between(
+    repo_dir: &Path,
+    pinned: Option<&Pinned>,
+    from: &str,
+    to: &str,
+) -> Result<Vec<String>, String> {
+    let repo = open_repository(repo_dir, pinned)?;
     let blobs = |sha: &str| -> Result<BTreeMap<String, Oid>, String> {
         let oid = Oid::from_str(sha).map_err(|_| format!("`{sha}` is not a commit id"))?;
         tree_blobs(&repo, oid)
