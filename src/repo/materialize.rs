@@ -513,12 +513,20 @@ impl Materialized {
     /// as they were written (the read-only check has recorded any change by now), then opened
     /// pinned, with the work tree gatebench made as its work tree.
     fn open_pinned(&self) -> Result<Repository> {
-        self.pinned
-            .restore()
-            .and_then(|()| self.pinned.open(&self.work_dir))
-            .map_err(|e| {
-                Error::Internal(format!("the repository cannot be opened as written: {e}"))
-            })
+        let refuse =
+            |e: String| Error::Internal(format!("the repository cannot be opened as written: {e}"));
+        self.pinned.restore().map_err(refuse)?;
+        // libgit2 reads the work tree's ignore and attribute files following a link and blocks
+        // on a FIFO: a fix is not committed over one.
+        let unsafe_rules =
+            gatebench_gittree::pinned::rule_files_not_regular(&self.work_dir).map_err(refuse)?;
+        if !unsafe_rules.is_empty() {
+            return Err(refuse(format!(
+                "{} not a regular file (libgit2 would follow it or block on it)",
+                unsafe_rules.join(", ")
+            )));
+        }
+        self.pinned.open(&self.work_dir).map_err(refuse)
     }
 }
 
@@ -952,5 +960,37 @@ mod tests {
         let listed = git(&ours.work_dir, &["ls-tree", "-r", "--name-only", "HEAD"]);
         assert!(listed.lines().any(|p| p == "README.md"), "{listed}");
         assert!(!listed.lines().any(|p| p == "scratch.tmp"), "{listed}");
+    }
+
+    /// A fixer that leaves a FIFO as a `.gitignore` (or a link as one) has its work refused, not
+    /// committed: libgit2 would block on it forever. Run on a thread, so a hang fails the test.
+    #[test]
+    fn a_fix_over_a_fifo_gitignore_is_refused_instead_of_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = fixture("wordcount-cli");
+        let mut m = materialize(f, &dir.path().join("r")).unwrap();
+        std::fs::create_dir(m.work_dir.join("sub")).unwrap();
+        std::fs::write(m.work_dir.join("sub/new.txt"), "x").unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            m.work_dir.join("sub/.gitignore"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            tx.send(m.commit_work_tree(1).map_err(|e| e.to_string()).map(|_| ()))
+                .unwrap()
+        });
+        let refused = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("the commit returned")
+            .unwrap_err();
+        assert!(
+            refused.contains("sub/.gitignore not a regular file"),
+            "{refused}"
+        );
     }
 }

@@ -188,6 +188,32 @@ impl Pinned {
     }
 }
 
+/// The files libgit2 reads in a work tree to decide what a commit or a diff holds.
+pub const RULE_FILES: [&str; 3] = [".gitignore", ".gitattributes", ".gitmodules"];
+
+/// Every `.gitignore`, `.gitattributes` or `.gitmodules` in the work tree `work_dir` (`.git`
+/// left out) that is not a regular file: libgit2 reads them following a link and blocks on a FIFO
+/// (a FIFO as `.gitignore` stalls `is_path_ignored` and `add_all` forever). Folders are opened
+/// without following a link.
+pub fn rule_files_not_regular(work_dir: &Path) -> Result<Vec<String>, String> {
+    let (Some(parent), Some(name)) = (work_dir.parent(), work_dir.file_name()) else {
+        return Err(format!("{} has no parent folder", work_dir.display()));
+    };
+    let top = Path::new(name).join(".git");
+    let top = top.to_string_lossy();
+    let mut found = Vec::new();
+    nofollow::walk(parent, Path::new(name), &mut |path, _, file, kind| {
+        let rule = RULE_FILES.iter().any(|r| file.to_bytes() == r.as_bytes());
+        let in_git = path.starts_with(&*top) && path[top.len()..].starts_with('/');
+        if rule && !in_git && kind != rustix::fs::FileType::RegularFile {
+            found.push(path.split_once('/').map_or(path, |(_, p)| p).to_owned());
+        }
+        Ok(())
+    })
+    .map_err(|e| format!("read {}: {e}", work_dir.display()))?;
+    Ok(found)
+}
+
 fn read(root: &Path, path: &Path) -> Result<Found, String> {
     nofollow::read(root, path, CONTROL_LIMIT).map_err(|e| format!("read {}: {e}", path.display()))
 }
@@ -270,5 +296,24 @@ mod tests {
             "target"
         );
         pinned.open(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn a_rule_file_that_is_a_fifo_or_a_link_is_found() {
+        let (dir, _) = repo();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            dir.path().join("sub/.gitignore"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", dir.path().join(".gitattributes")).unwrap();
+        std::fs::write(dir.path().join(".gitignore"), "x\n").unwrap();
+        let mut found = rule_files_not_regular(dir.path()).unwrap();
+        found.sort();
+        assert_eq!(found, [".gitattributes", "sub/.gitignore"]);
     }
 }
