@@ -70,6 +70,7 @@ fn bench(c: &mut Criterion) {
         trial: 0,
         base_ref: "main",
         scratch_dir: &round_dir,
+        pinned: &m.pinned,
     };
     let check = |out: RoundOutput| match out {
         RoundOutput::Report(..) => {}

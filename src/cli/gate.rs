@@ -67,6 +67,9 @@ pub fn run(args: GateArgs) -> CmdResult {
     let options = gatebench_gate::GateOptions {
         base_ref: base,
         sandbox_commands: sandbox,
+        // One's own repository: opened as git opens it, its configuration honoured
+        // (`core.worktree` included). Trials are pinned (`pipeline/builtin.rs`).
+        pinned: None,
     };
     cmd_gate(&path, options, format, output, scope.map(ScopeArg::mode))
 }

@@ -234,6 +234,7 @@ impl Pipeline for InProcess {
         let options = GateOptions {
             base_ref: input.base_ref.to_owned(),
             sandbox_commands: true,
+            pinned: Some(input.pinned.clone()),
         };
         let report = (self.gate)(input.work_dir, &options);
         let output = match serde_json::to_value(&report) {

@@ -79,6 +79,9 @@ pub struct RoundInput<'a> {
     /// A folder outside the repository, private to this trial, where a pipeline may write (an
     /// external command's report goes under it).
     pub scratch_dir: &'a Path,
+    /// The repository as gatebench materialized it (git dir, configuration): an in-process gate
+    /// opens it through this, never as its `.git` says (`gatebench_gittree::pinned`).
+    pub pinned: &'a gatebench_gittree::pinned::Pinned,
 }
 
 /// What a fixer is told: the round it follows and the report that round wrote.

@@ -1,11 +1,29 @@
-//! The read-only check: a fingerprint of a repository (HEAD, every ref, the index entries, and the
-//! work tree including untracked files that are not ignored), taken before and after each
-//! verification round. What differs is what the pipeline changed: a verifier must not fix what
-//! it judges.
+//! The read-only check: a fingerprint of a repository (HEAD, every ref, the index entries, every
+//! file of `.git`, and the work tree including untracked files that are not ignored), taken before
+//! and after each verification round. What differs is what the pipeline changed: a verifier must
+//! not fix what it judges.
 //!
 //! The index is compared by its entries (path, mode, blob id, stage), not its bytes: `git status`
 //! refreshes the index's stat cache and rewrites the file without changing what it says, and a
 //! read-only verifier may well run it.
+//!
+//! `.git` is walked whole, without following a link (keys `.git/<path>`): the configuration,
+//! `info/exclude`, `shallow`, hooks, refs, logs and objects by content, so an object deleted,
+//! added or a pack corrupted is a change. A file under `objects/` is hashed once a trial while its
+//! identity (inode, size, modification and change times) stays the same: git never rewrites an
+//! object file in place, any write gives it a new change time, which no process can set back,
+//! and hashing every pack twice a round would double what the walk reads. (Its times alone are
+//! no key: git and libgit2 touch an object they would write again, "freshening" it.) A link, FIFO, socket or device in `.git` is recorded by its kind, and
+//! libgit2 is then not asked for HEAD, the refs or the index (it would follow the link or block
+//! on the FIFO).
+//!
+//! Which untracked files are ignored is not the repository's to say unnoticed: the repository is
+//! opened pinned (`gatebench_gittree::pinned`: an empty configuration, so no `core.excludesFile`;
+//! `.git/info/exclude` is one of `.git`'s files), and every `.gitignore` the walk reaches is an
+//! entry even when a rule ignores it: a new folder whose `.gitignore` ignores itself (`*`) is a
+//! change. Ignored folders are still not walked: a verifier builds and tests, and its outputs
+//! (`build/`, `__pycache__/`, the loop's state folder) land where the repository's own rules,
+//! as they were before the round, say they may.
 
 use std::collections::BTreeMap;
 use std::ffi::{CStr, CString};
@@ -13,6 +31,7 @@ use std::os::fd::BorrowedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use gatebench_gittree::pinned::Pinned;
 use git2::Repository;
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 use sha2::{Digest, Sha256};
@@ -45,9 +64,11 @@ impl RepoFingerprint {
     }
 }
 
-/// Fingerprints the repository whose work tree is `work_dir`.
+/// Fingerprints the repository whose work tree is `work_dir` (and whose `.git` is there), pinned
+/// as it is now.
 pub fn take(work_dir: &Path) -> Result<RepoFingerprint, String> {
-    Fingerprinter::open(work_dir)?.take()
+    let pinned = Pinned::now(work_dir, Path::new(".git"))?;
+    Fingerprinter::open(&pinned, work_dir)?.take()
 }
 
 /// A repository opened once for every fingerprint of a trial. Each [`Fingerprinter::take`] reads
@@ -57,21 +78,76 @@ pub fn take(work_dir: &Path) -> Result<RepoFingerprint, String> {
 pub struct Fingerprinter {
     repo: Repository,
     work_dir: PathBuf,
+    /// The folder whose `.git` is walked: the work tree, or the main repository of a linked
+    /// worktree.
+    root: PathBuf,
+    /// The hash of each object file read so far, by its identity.
+    objects: ObjectHashes,
 }
 
+/// Object files' hashes by (device, inode, size, modification time, change time).
+type ObjectHashes = std::cell::RefCell<std::collections::HashMap<[i64; 7], String>>;
+
 impl Fingerprinter {
-    pub fn open(work_dir: &Path) -> Result<Fingerprinter, String> {
-        let repo = Repository::open(work_dir).map_err(|e| format!("open the repository: {e}"))?;
+    /// Opens the repository as `pinned` fixed it (`Pinned::open`: its own configuration never
+    /// read), with `work_dir` its work tree.
+    pub fn open(pinned: &Pinned, work_dir: &Path) -> Result<Fingerprinter, String> {
+        let repo = pinned
+            .open(work_dir)
+            .map_err(|e| format!("open the repository: {e}"))?;
         Ok(Fingerprinter {
             repo,
             work_dir: work_dir.to_path_buf(),
+            root: pinned.root.clone(),
+            objects: ObjectHashes::default(),
         })
+    }
+
+    /// `.git`'s entries (keys `.git/<path>`), read from the disk whatever the fingerprint; whether
+    /// libgit2 may read it (no link, FIFO, socket or device in it).
+    fn git_entries(&self, entries: &mut BTreeMap<String, String>) -> Result<bool, String> {
+        let mut block = vec![0u8; 64 * 1024];
+        match crate::repo::remove::open_dir(rustix::fs::CWD, self.root.join(".git")) {
+            Ok(dir) => walk_git(dir, ".git", entries, &mut block, &self.objects),
+            Err(e) => {
+                let what = match rustix::fs::readlinkat(
+                    rustix::fs::CWD,
+                    self.root.join(".git"),
+                    Vec::new(),
+                ) {
+                    Ok(target) => format!("link {}", target.to_string_lossy()),
+                    Err(_) => format!("unreadable {}", std::io::Error::from(e)),
+                };
+                entries.insert(".git".to_owned(), what);
+                Ok(false)
+            }
+        }
     }
 
     /// The repository as it is on disk now.
     pub fn take(&self) -> Result<RepoFingerprint, String> {
         let repo = &self.repo;
         let mut entries = BTreeMap::new();
+        if !self.git_entries(&mut entries)? {
+            // libgit2 would follow a link to anywhere or block on a FIFO: the refs and the index
+            // are not read. The entries of `.git` already differ.
+            entries.insert(
+                "HEAD".to_owned(),
+                "unreadable: .git holds a link or a special file".to_owned(),
+            );
+            let mut block = vec![0u8; 64 * 1024];
+            let root = std::fs::File::open(&self.work_dir)
+                .and_then(|f| Ok(Dir::new(f)?))
+                .map_err(|e| format!("read {}: {e}", self.work_dir.display()))?;
+            let walked = Walk {
+                repo,
+                tracked: &Tracked::default(),
+                skip_git: self.root == self.work_dir,
+                ask_ignored: false,
+            };
+            walked.walk(root, Path::new(""), &mut entries, &mut block)?;
+            return Ok(RepoFingerprint { entries });
+        }
         let head = match repo.head() {
             Ok(h) => format!(
                 "{} {}",
@@ -123,14 +199,13 @@ impl Fingerprinter {
         let root = std::fs::File::open(&self.work_dir)
             .and_then(|f| Ok(Dir::new(f)?))
             .map_err(|e| format!("read {}: {e}", self.work_dir.display()))?;
-        walk(
+        let walked = Walk {
             repo,
-            &tracked,
-            root,
-            Path::new(""),
-            &mut entries,
-            &mut block,
-        )?;
+            tracked: &tracked,
+            skip_git: self.root == self.work_dir,
+            ask_ignored: true,
+        };
+        walked.walk(root, Path::new(""), &mut entries, &mut block)?;
         Ok(RepoFingerprint { entries })
     }
 }
@@ -158,6 +233,8 @@ impl Fingerprinter {
         work_tree: impl Iterator<Item = (&'a str, &'a [u8])>,
     ) -> Result<RepoFingerprint, String> {
         let mut entries = BTreeMap::new();
+        // `.git` is read: it is a handful of files, and what libgit2 wrote into it is not known.
+        self.git_entries(&mut entries)?;
         for (name, id) in &written.refs {
             entries.insert(name.clone(), id.to_string());
             if *name == written.head {
@@ -172,10 +249,20 @@ impl Fingerprinter {
         }
         for (path, content) in work_tree {
             if !tracked.contains(path) {
-                let ignored = self
-                    .repo
-                    .is_path_ignored(path)
-                    .map_err(|e| format!("check whether {path} is ignored: {e}"))?;
+                // A `.gitignore` is an entry unless the folder it is in is ignored (the walk never
+                // enters one), as `take` records it.
+                let asked = match path.rsplit_once('/') {
+                    Some((folder, ".gitignore")) => Some(format!("{folder}/")),
+                    None if path == ".gitignore" => None,
+                    _ => Some(path.to_owned()),
+                };
+                let ignored = match asked {
+                    Some(asked) => self
+                        .repo
+                        .is_path_ignored(&asked)
+                        .map_err(|e| format!("check whether {path} is ignored: {e}"))?,
+                    None => false,
+                };
                 if ignored {
                     continue;
                 }
@@ -195,19 +282,10 @@ struct Tracked {
     dirs: std::collections::HashSet<String>,
 }
 
-/// Fingerprints the folder `dir` lists (`rel` below the work tree) into `entries`. The walk goes
-/// through descriptors, each folder listed from its own and each entry opened relative to it (no
-/// lookup of every folder on a full path, no C directory stream, as `remove.rs` and the gate's
-/// view do); an entry's kind is the one its folder lists.
-fn walk(
-    repo: &Repository,
-    tracked: &Tracked,
-    mut dir: Dir,
-    rel: &Path,
-    entries: &mut BTreeMap<String, String>,
-    block: &mut [u8],
-) -> Result<(), String> {
-    let listed = |e: std::io::Error| format!("read {}: {e}", rel.display());
+/// Lists the folder `dir`: its entries' names and kinds, sorted by name, `.` and `..` left out; an
+/// entry whose kind its file system does not list is asked, without following a link (and left
+/// out when it cannot be).
+fn listing(dir: &mut Dir) -> Vec<(CString, FileType)> {
     let mut children: Vec<(CString, FileType)> = Vec::new();
     while let Some(entry) = dir.read() {
         // An entry that cannot be read is skipped, as the walk over std's listing skipped it.
@@ -221,62 +299,194 @@ fn walk(
         children.push((name.to_owned(), entry.file_type()));
     }
     children.sort_by(|a, b| a.0.cmp(&b.0));
-    let parent = dir.fd().map_err(|e| listed(e.into()))?;
-    for (name, kind) in children {
-        let name_os = std::ffi::OsStr::from_bytes(name.to_bytes());
-        if rel.as_os_str().is_empty() && name_os == ".git" {
-            continue;
+    children
+}
+
+fn kind_of(parent: BorrowedFd<'_>, name: &CStr, listed: FileType) -> Option<FileType> {
+    match listed {
+        FileType::Unknown => rustix::fs::statat(parent, name, AtFlags::SYMLINK_NOFOLLOW)
+            .ok()
+            .map(|stat| FileType::from_raw_mode(stat.st_mode)),
+        kind => Some(kind),
+    }
+}
+
+/// What one entry that is not a folder is recorded as: a link by its target (never followed), a
+/// regular file by its content and executable bit, anything else by its kind (a FIFO, a socket
+/// or a device is never opened: opening a FIFO blocks until someone writes, and reading a device
+/// may never end).
+fn leaf(parent: BorrowedFd<'_>, name: &CStr, kind: FileType, block: &mut [u8]) -> String {
+    match kind {
+        FileType::Symlink => {
+            let target = rustix::fs::readlinkat(parent, name, Vec::new())
+                .map(|t| t.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            format!("link {target}")
         }
-        let kind = match kind {
-            // A file system that does not say the kind in its listing: asked, without following.
-            FileType::Unknown => {
-                match rustix::fs::statat(parent, &*name, AtFlags::SYMLINK_NOFOLLOW) {
-                    Ok(stat) => FileType::from_raw_mode(stat.st_mode),
-                    Err(_) => continue,
-                }
+        FileType::RegularFile => match hash_regular(parent, name, block) {
+            Ok((hex, executable)) => {
+                format!("file {}{hex}", if executable { "x " } else { "" })
             }
-            kind => kind,
-        };
-        let path = rel.join(name_os);
-        let key = path.to_string_lossy().into_owned();
-        let known = if kind == FileType::Directory {
-            tracked.dirs.contains(&key)
-        } else {
-            tracked.files.contains(&key)
-        };
-        if !known && repo.is_path_ignored(&path).unwrap_or(false) {
-            continue;
+            Err(e) => format!("unreadable {e}"),
+        },
+        other => format!("special {}", special_kind(other)),
+    }
+}
+
+/// How the work tree is walked.
+struct Walk<'a> {
+    repo: &'a Repository,
+    tracked: &'a Tracked,
+    /// Whether the work tree's top `.git` is the git dir (walked on its own, by `walk_git`), not
+    /// a linked worktree's `.git` file (an entry like any other).
+    skip_git: bool,
+    /// Whether libgit2 may be asked which untracked paths are ignored (not when `.git` holds a
+    /// link or a special file: everything is then an entry).
+    ask_ignored: bool,
+}
+
+impl Walk<'_> {
+    /// Fingerprints the folder `dir` lists (`rel` below the work tree) into `entries`. The walk
+    /// goes through descriptors, each folder listed from its own and each entry opened relative
+    /// to it (no lookup of every folder on a full path, no C directory stream, as `remove.rs` and
+    /// the gate's view do); an entry's kind is the one its folder lists.
+    fn walk(
+        &self,
+        dir: Dir,
+        rel: &Path,
+        entries: &mut BTreeMap<String, String>,
+        block: &mut [u8],
+    ) -> Result<(), String> {
+        self.walk_folder(dir, rel, self.ask_ignored, entries, block)
+    }
+
+    /// [`walk`](Self::walk) of one folder; `ask_ignored`: whether libgit2 may be asked about its
+    /// entries (every `.gitignore` it would read for them, this folder's and its parents', is a
+    /// regular file).
+    fn walk_folder(
+        &self,
+        mut dir: Dir,
+        rel: &Path,
+        ask_ignored: bool,
+        entries: &mut BTreeMap<String, String>,
+        block: &mut [u8],
+    ) -> Result<(), String> {
+        let listed = |e: std::io::Error| format!("read {}: {e}", rel.display());
+        let children = listing(&mut dir);
+        let parent = dir.fd().map_err(|e| listed(e.into()))?;
+        // libgit2 reads this folder's `.gitignore` to answer for its entries, following a link
+        // and blocking on a FIFO: unless it is a regular file (or absent), it is not asked here.
+        let ask_ignored = ask_ignored
+            && children
+                .iter()
+                .find(|(name, _)| name.as_c_str() == c".gitignore")
+                .is_none_or(|(name, kind)| {
+                    kind_of(parent, name, *kind) == Some(FileType::RegularFile)
+                });
+        for (name, kind) in children {
+            let name_os = std::ffi::OsStr::from_bytes(name.to_bytes());
+            if self.skip_git && rel.as_os_str().is_empty() && name_os == ".git" {
+                continue;
+            }
+            let Some(kind) = kind_of(parent, &name, kind) else {
+                continue;
+            };
+            let path = rel.join(name_os);
+            let key = path.to_string_lossy().into_owned();
+            let known = if kind == FileType::Directory {
+                self.tracked.dirs.contains(&key)
+            } else {
+                // A `.gitignore` is always an entry: a rule that ignores its own file (a new
+                // folder holding `.gitignore` with `*`) would otherwise hide the folder unseen.
+                // So is a link: libgit2 follows it to ask whether a folder rule (`state/`)
+                // matches, where git takes a link for a file (a link replacing an ignored folder
+                // is a change).
+                name_os == ".gitignore"
+                    || kind == FileType::Symlink
+                    || self.tracked.files.contains(&key)
+            };
+            if !known && ask_ignored && self.repo.is_path_ignored(&path).unwrap_or(false) {
+                continue;
+            }
+            if kind == FileType::Directory {
+                let sub = crate::repo::remove::open_dir(parent, &*name)
+                    .map_err(|e| format!("read {}: {}", path.display(), std::io::Error::from(e)))?;
+                self.walk_folder(sub, &path, ask_ignored, entries, block)?;
+            } else {
+                entries.insert(key, leaf(parent, &name, kind, block));
+            }
         }
+        Ok(())
+    }
+}
+
+/// Fingerprints everything in the git dir folder `dir` (`rel`, `.git` at the top) into
+/// `entries`, never following a link; whether it holds only regular files and folders.
+fn walk_git(
+    mut dir: Dir,
+    rel: &str,
+    entries: &mut BTreeMap<String, String>,
+    block: &mut [u8],
+    objects: &ObjectHashes,
+) -> Result<bool, String> {
+    let children = listing(&mut dir);
+    let parent = dir
+        .fd()
+        .map_err(|e| format!("read {rel}: {}", std::io::Error::from(e)))?;
+    let mut plain = true;
+    for (name, kind) in children {
+        let Some(kind) = kind_of(parent, &name, kind) else {
+            continue;
+        };
+        let key = format!("{rel}/{}", name.to_string_lossy());
         match kind {
             FileType::Directory => {
                 let sub = crate::repo::remove::open_dir(parent, &*name)
-                    .map_err(|e| format!("read {}: {}", path.display(), std::io::Error::from(e)))?;
-                walk(repo, tracked, sub, &path, entries, block)?;
+                    .map_err(|e| format!("read {key}: {}", std::io::Error::from(e)))?;
+                plain &= walk_git(sub, &key, entries, block, objects)?;
             }
-            FileType::Symlink => {
-                let target = rustix::fs::readlinkat(parent, &*name, Vec::new())
-                    .map(|t| t.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                entries.insert(key, format!("link {target}"));
-            }
-            FileType::RegularFile => {
-                let value = match hash_regular(parent, &name, block) {
-                    Ok((hex, executable)) => {
-                        format!("file {}{hex}", if executable { "x " } else { "" })
+            // The index is compared by its entries (`index:<path>`), not its bytes: `git status`
+            // rewrites its stat cache. The main checkout's and each linked worktree's.
+            FileType::RegularFile if is_index(&key) => {}
+            FileType::RegularFile if key.starts_with(".git/objects/") => {
+                let value = match rustix::fs::statat(parent, &*name, AtFlags::SYMLINK_NOFOLLOW) {
+                    Ok(st) => {
+                        let identity = [
+                            st.st_dev as i64,
+                            st.st_ino as i64,
+                            st.st_size,
+                            st.st_mtime,
+                            st.st_mtime_nsec as i64,
+                            st.st_ctime,
+                            st.st_ctime_nsec as i64,
+                        ];
+                        let known = objects.borrow().get(&identity).cloned();
+                        known.unwrap_or_else(|| {
+                            let value = leaf(parent, &name, FileType::RegularFile, block);
+                            objects.borrow_mut().insert(identity, value.clone());
+                            value
+                        })
                     }
-                    Err(e) => format!("unreadable {e}"),
+                    Err(e) => format!("unreadable {}", std::io::Error::from(e)),
                 };
                 entries.insert(key, value);
             }
-            other => {
-                // A FIFO, a socket or a device is never opened: opening a FIFO blocks until
-                // someone writes, and reading a device may never end. Its kind is its
-                // fingerprint.
-                entries.insert(key, format!("special {}", special_kind(other)));
+            kind => {
+                plain &= kind == FileType::RegularFile;
+                entries.insert(key, leaf(parent, &name, kind, block));
             }
         }
     }
-    Ok(())
+    Ok(plain)
+}
+
+/// Whether a key of `.git` is an index: the main checkout's, or a linked worktree's.
+fn is_index(key: &str) -> bool {
+    key == ".git/index"
+        || key
+            .strip_prefix(".git/worktrees/")
+            .and_then(|rest| rest.split_once('/'))
+            .is_some_and(|(_, file)| file == "index")
 }
 
 /// The sha256 of a regular file, read in blocks (bounded memory, whatever its size), and whether
@@ -375,7 +585,7 @@ mod tests {
             .entries
             .keys()
             .map(String::as_str)
-            .filter(|k| !k.starts_with("index:") && *k != "HEAD")
+            .filter(|k| !k.starts_with("index:") && !k.starts_with(".git/") && *k != "HEAD")
             .collect();
         assert_eq!(
             keys,
@@ -434,7 +644,11 @@ mod tests {
             ("build/out", b"x"),
             ("new.txt", b"y"),
         ];
-        let fingerprinter = Fingerprinter::open(dir.path()).unwrap();
+        let fingerprinter = Fingerprinter::open(
+            &Pinned::now(dir.path(), Path::new(".git")).unwrap(),
+            dir.path(),
+        )
+        .unwrap();
         let computed = fingerprinter
             .as_written(&written, files.into_iter())
             .unwrap();
@@ -460,9 +674,12 @@ mod tests {
         let mut index = repo.index().unwrap();
         index.add_path(Path::new("a.txt")).unwrap();
         index.write().unwrap();
+        // Staging stored the new content: its object is a new entry of `.git`.
+        let blob = repo.blob(b"b\n").unwrap().to_string();
+        let object = format!(".git/objects/{}/{}", &blob[..2], &blob[2..]);
         assert_eq!(
             before.changed(&take(dir.path()).unwrap()),
-            vec!["a.txt", "index:a.txt"]
+            vec![object.as_str(), "a.txt", "index:a.txt"]
         );
     }
 
@@ -506,7 +723,11 @@ mod tests {
     #[test]
     fn one_fingerprinter_sees_what_changed_after_it_opened() {
         let dir = repo_with_file();
-        let fingerprinter = Fingerprinter::open(dir.path()).unwrap();
+        let fingerprinter = Fingerprinter::open(
+            &Pinned::now(dir.path(), Path::new(".git")).unwrap(),
+            dir.path(),
+        )
+        .unwrap();
         let before = fingerprinter.take().unwrap();
         assert!(before.changed(&fingerprinter.take().unwrap()).is_empty());
         // Staged by another handle on the repository, as a fixer or a scripted fix stages.
@@ -523,9 +744,13 @@ mod tests {
         let after = fingerprinter.take().unwrap();
         let changed = before.changed(&after);
         // What a repository opened now sees, and what was done: HEAD and its branch (born by
-        // the commit), the file, its index entry, the untracked file.
+        // the commit), the file, its index entry, the untracked file; in `.git`, the branch's
+        // file, the reflogs and three new objects (blob, tree, commit).
         assert_eq!(changed, before.changed(&take(dir.path()).unwrap()));
-        assert_eq!(changed.len(), 5, "{changed:?}");
+        let outside_git: Vec<&String> =
+            changed.iter().filter(|k| !k.starts_with(".git/")).collect();
+        assert_eq!(outside_git.len(), 5, "{changed:?}");
+        assert_eq!(changed.len(), 11, "{changed:?}");
         for key in ["HEAD", "a.txt", "index:a.txt", "new.txt"] {
             assert!(changed.iter().any(|k| k == key), "{key} in {changed:?}");
         }
@@ -541,5 +766,50 @@ mod tests {
         index.add_path(Path::new("a.txt")).unwrap();
         index.write().unwrap();
         assert!(before.changed(&take(dir.path()).unwrap()).is_empty());
+    }
+
+    /// libgit2 opens `.git`'s files and every `.gitignore` following links and blocking on a
+    /// FIFO: a FIFO as `.git/HEAD`, or as a folder's `.gitignore`, is an entry of its kind and the
+    /// fingerprint returns (run on a thread: a hang fails the test instead of stalling it).
+    #[test]
+    fn a_fifo_in_git_or_as_a_gitignore_is_an_entry_and_never_opened() {
+        fn mkfifo(path: &Path) {
+            rustix::fs::mknodat(
+                rustix::fs::CWD,
+                path,
+                FileType::Fifo,
+                Mode::from_raw_mode(0o644),
+                0,
+            )
+            .unwrap();
+        }
+        let dir = repo_with_file();
+        let before = take(dir.path()).unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        mkfifo(&dir.path().join("sub/.gitignore"));
+        std::fs::write(dir.path().join("sub/x"), "x").unwrap();
+        let path = dir.path().to_path_buf();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || tx.send(take(&path).map(|after| before.changed(&after))));
+        let changed = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("the fingerprint returned")
+            .unwrap();
+        assert_eq!(changed, ["sub/.gitignore", "sub/x"]);
+
+        let before = take(dir.path()).unwrap();
+        std::fs::remove_file(dir.path().join(".git/HEAD")).unwrap();
+        mkfifo(&dir.path().join(".git/HEAD"));
+        let path = dir.path().to_path_buf();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || tx.send(take(&path).map(|after| before.changed(&after))));
+        let changed = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("the fingerprint returned");
+        // Refused when pinned (`take` pins the repository as it is), or read as a change.
+        match changed {
+            Ok(changed) => assert!(changed.iter().any(|k| k == ".git/HEAD"), "{changed:?}"),
+            Err(e) => assert!(e.contains(".git/HEAD"), "{e}"),
+        }
     }
 }

@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::repo::fingerprint::{Fingerprinter, RepoFingerprint, Written};
 use crate::repo::pack::Pack;
 use gatebench_gittree as gittree;
+use gatebench_gittree::pinned::Pinned;
 
 /// The branch the base layer is committed on.
 pub const BASE_BRANCH: &str = "main";
@@ -39,6 +40,11 @@ pub struct Materialized {
     current_raw: Files,
     /// The objects gatebench's packs hold: a fix's pack leaves them out.
     packed: HashSet<Oid>,
+    /// The repository as materialized: its git dir and the files that steer libgit2's open
+    /// (`.git/config` first). Every later open of the repository (the fingerprints, a fix, a
+    /// fixer's commit, the in-process gate) goes through it: what a verifier or a fixer wrote
+    /// into `.git` never chooses the work tree, the objects or the configuration gatebench uses.
+    pub pinned: Pinned,
 }
 
 /// The bytes of a commit object as gatebench makes every commit: author and committer
@@ -370,7 +376,16 @@ pub fn materialize_composed(
         current_raw = unstaged_raw;
     }
 
+    let git_dir = if fixture.worktree {
+        Path::new(".git/worktrees").join(FEATURE_BRANCH)
+    } else {
+        PathBuf::from(".git")
+    };
+    let pinned = Pinned::now(dir, &git_dir).map_err(|e| {
+        Error::Internal(format!("the repository just written cannot be pinned: {e}"))
+    })?;
     Ok(Materialized {
+        pinned,
         work_dir,
         repo_dir: dir.to_path_buf(),
         commits,
@@ -477,17 +492,42 @@ fn write_files<'a>(
 }
 
 /// Makes the work tree hold `to` instead of `from`: changed files written, removed ones deleted.
+/// After a round the work tree is what the verifier left: every folder on the way is opened
+/// without following a link (a folder replaced by a link to the fixtures, or anywhere, is an
+/// error, never written through), and a link at a file's own name is replaced, not followed.
 fn sync_work_tree(dir: &Path, from: &Files, to: &Files) -> Result<()> {
+    use gatebench_gittree::nofollow;
     for path in from.keys().filter(|p| !to.contains_key(*p)) {
-        let target = dir.join(path);
-        std::fs::remove_file(&target).map_err(|e| Error::io("delete", &target, e))?;
+        nofollow::remove_file(dir, Path::new(path))
+            .map_err(|e| Error::io("delete", dir.join(path), e))?;
     }
-    write_files(
-        dir,
-        to.iter().filter(|(p, c)| from.get(*p) != Some(*c)),
-        None,
-        |_, _, _| Ok(()),
-    )
+    for (path, content) in to.iter().filter(|(p, c)| from.get(*p) != Some(*c)) {
+        nofollow::write_atomic(dir, Path::new(path), content, 0o644, true)
+            .map_err(|e| Error::io("write", dir.join(path), e))?;
+    }
+    Ok(())
+}
+
+impl Materialized {
+    /// The repository as materialized, for a harness operation: `.git`'s control files put back
+    /// as they were written (the read-only check has recorded any change by now), then opened
+    /// pinned, with the work tree gatebench made as its work tree.
+    fn open_pinned(&self) -> Result<Repository> {
+        let refuse =
+            |e: String| Error::Internal(format!("the repository cannot be opened as written: {e}"));
+        self.pinned.restore().map_err(refuse)?;
+        // libgit2 reads the work tree's ignore and attribute files following a link and blocks
+        // on a FIFO: a fix is not committed over one.
+        let unsafe_rules =
+            gatebench_gittree::pinned::rule_files_not_regular(&self.work_dir).map_err(refuse)?;
+        if !unsafe_rules.is_empty() {
+            return Err(refuse(format!(
+                "{} not a regular file (libgit2 would follow it or block on it)",
+                unsafe_rules.join(", ")
+            )));
+        }
+        self.pinned.open(&self.work_dir).map_err(refuse)
+    }
 }
 
 impl Materialized {
@@ -516,8 +556,7 @@ impl Materialized {
         )?;
         self.written = None;
         sync_work_tree(&self.work_dir, &self.current, &resolved)?;
-        let repo =
-            Repository::open(&self.work_dir).map_err(|e| Error::git("open the work tree", e))?;
+        let repo = self.open_pinned()?;
         let mut index = repo.index().map_err(|e| Error::git("read the index", e))?;
         // As `git add -A` would: a tracked file is committed whatever the ignore rules say; an
         // untracked file the repository ignores stays in the work tree, uncommitted. (Asking
@@ -581,8 +620,7 @@ impl Materialized {
     /// before it. `None` when the tree is unchanged.
     pub fn commit_work_tree(&mut self, number: u32) -> Result<Option<(String, String)>> {
         self.written = None;
-        let repo =
-            Repository::open(&self.work_dir).map_err(|e| Error::git("open the work tree", e))?;
+        let repo = self.open_pinned()?;
         let mut index = repo.index().map_err(|e| Error::git("read the index", e))?;
         index
             .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
@@ -705,7 +743,7 @@ mod tests {
         let (mut computed, mut read) = (0, 0);
         for f in &corpus().fixtures {
             let m = materialize(f, &dir.path().join(&f.id)).unwrap();
-            let fingerprinter = Fingerprinter::open(&m.work_dir).unwrap();
+            let fingerprinter = Fingerprinter::open(&m.pinned, &m.work_dir).unwrap();
             let on_disk = fingerprinter.take().unwrap();
             match m.fingerprint_as_written(&fingerprinter) {
                 Some(written) => {
@@ -735,7 +773,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = fixture("loop-wordcount-test-point-fails");
         let mut m = materialize(f, &dir.path().join("r")).unwrap();
-        let fingerprinter = Fingerprinter::open(&m.work_dir).unwrap();
+        let fingerprinter = Fingerprinter::open(&m.pinned, &m.work_dir).unwrap();
         assert!(m.fingerprint_as_written(&fingerprinter).is_some());
         let trees = f.compose().unwrap();
         m.apply_fix(f, 1, &trees.fixes[0].files).unwrap();
@@ -922,5 +960,37 @@ mod tests {
         let listed = git(&ours.work_dir, &["ls-tree", "-r", "--name-only", "HEAD"]);
         assert!(listed.lines().any(|p| p == "README.md"), "{listed}");
         assert!(!listed.lines().any(|p| p == "scratch.tmp"), "{listed}");
+    }
+
+    /// A fixer that leaves a FIFO as a `.gitignore` (or a link as one) has its work refused, not
+    /// committed: libgit2 would block on it forever. Run on a thread, so a hang fails the test.
+    #[test]
+    fn a_fix_over_a_fifo_gitignore_is_refused_instead_of_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = fixture("wordcount-cli");
+        let mut m = materialize(f, &dir.path().join("r")).unwrap();
+        std::fs::create_dir(m.work_dir.join("sub")).unwrap();
+        std::fs::write(m.work_dir.join("sub/new.txt"), "x").unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            m.work_dir.join("sub/.gitignore"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            tx.send(m.commit_work_tree(1).map_err(|e| e.to_string()).map(|_| ()))
+                .unwrap()
+        });
+        let refused = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("the commit returned")
+            .unwrap_err();
+        assert!(
+            refused.contains("sub/.gitignore not a regular file"),
+            "{refused}"
+        );
     }
 }

@@ -366,7 +366,7 @@ fn rounds(
     record: &mut TrialRecord,
 ) {
     // Opened once: each round's fingerprints read the repository from disk again.
-    let fingerprinter = Fingerprinter::open(&materialized.work_dir);
+    let fingerprinter = Fingerprinter::open(&materialized.pinned, &materialized.work_dir);
     for round in 1..=cfg.max_rounds {
         let input = RoundInput {
             work_dir: &materialized.work_dir,
@@ -376,6 +376,7 @@ fn rounds(
             trial,
             base_ref: &cfg.base_ref,
             scratch_dir: scratch,
+            pinned: &materialized.pinned,
         };
         // As materialized (round 1, no fix applied yet), what was written is known: only the
         // fingerprint after the round reads the repository.

@@ -53,7 +53,7 @@ fn item(
 /// Runs the legacy checker on the repository whose work tree is `repo_dir`.
 pub fn run_legacy(repo_dir: &Path, options: &GateOptions) -> Report {
     let groups = groups();
-    let repo = match RepoView::open(repo_dir, &options.base_ref) {
+    let repo = match RepoView::open_with(repo_dir, &options.base_ref, options.pinned.as_ref()) {
         Ok(repo) => repo,
         Err(error) => return build_report::errored(&error, &options.base_ref, &groups),
     };

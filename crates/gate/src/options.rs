@@ -11,6 +11,13 @@ pub struct GateOptions {
     /// others); off by default for `gatebench gate` on one's own repository, whose toolchains
     /// may live anywhere (`--sandbox` turns it on).
     pub sandbox_commands: bool,
+    /// The repository as its maker fixed it (git dir, configuration, the files that steer an
+    /// open), when the gate judges a repository others have written into: every open goes through
+    /// [`Pinned::open`](gatebench_gittree::pinned::Pinned::open), which refuses a repository whose
+    /// `.git` says something else and never honours its configuration. gatebench sets it for
+    /// every trial. `None` (`gatebench gate` on one's own repository): opened as git opens it,
+    /// its own configuration (`core.worktree` included) honoured.
+    pub pinned: Option<gatebench_gittree::pinned::Pinned>,
 }
 
 impl Default for GateOptions {
@@ -18,6 +25,7 @@ impl Default for GateOptions {
         GateOptions {
             base_ref: "main".to_owned(),
             sandbox_commands: false,
+            pinned: None,
         }
     }
 }

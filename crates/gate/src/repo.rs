@@ -10,6 +10,7 @@ use std::path::{Component, Path, PathBuf};
 use git2::{ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
 
 use gatebench_gittree as gittree;
+use gatebench_gittree::pinned::Pinned;
 
 /// How a file differs between the merge base and the work tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -89,16 +90,31 @@ pub struct RepoView {
 }
 
 impl RepoView {
-    /// Opens the repository whose work tree is `repo_dir` and reads everything the gate needs.
+    /// Opens the repository whose work tree is `repo_dir` as git would and reads everything the
+    /// gate needs ([`open_with`](Self::open_with) without a pinned repository).
     pub fn open(repo_dir: &Path, base_ref: &str) -> Result<RepoView, EnvError> {
-        let repo = Repository::open(repo_dir).map_err(|error| {
+        RepoView::open_with(repo_dir, base_ref, None)
+    }
+
+    /// Opens the repository whose work tree is `repo_dir` (as `pinned` fixed it when given: see
+    /// [`open_repository`]) and reads everything the gate needs.
+    pub fn open_with(
+        repo_dir: &Path,
+        base_ref: &str,
+        pinned: Option<&Pinned>,
+    ) -> Result<RepoView, EnvError> {
+        let repo = open_repository(repo_dir, pinned).map_err(|error| {
             EnvError::new(
-                "not-a-git-repository",
-                format!(
-                    "{} is not a git repository: {}",
-                    repo_dir.display(),
-                    error.message()
-                ),
+                // A pinned repository is refused when its `.git` was changed.
+                if pinned.is_some() {
+                    "repository-unusable"
+                } else {
+                    "not-a-git-repository"
+                },
+                match pinned {
+                    Some(_) => format!("{} cannot be opened: {error}", repo_dir.display()),
+                    None => format!("{} is not a git repository: {error}", repo_dir.display()),
+                },
                 None,
             )
         })?;
@@ -156,7 +172,8 @@ impl RepoView {
         let mut head_files = tree_blobs(&repo, head).map_err(&unreadable)?;
         head_files.retain(|path, _| !gittree::in_loop_state(path));
         let tracked = index_paths(&repo).map_err(&unreadable)?;
-        let walked = work_tree_files(&repo, &workdir, &tracked).map_err(&unreadable)?;
+        let walked =
+            work_tree_files(&repo, &workdir, &tracked, pinned.is_some()).map_err(&unreadable)?;
         let mut files = walked.files;
         files.retain(|path, _| !gittree::in_loop_state(path));
         let linked_worktree = is_linked_worktree(&repo);
@@ -338,10 +355,26 @@ impl RepoView {
     }
 }
 
+/// Opens the repository whose work tree is `repo_dir`. Pinned (a trial repository): the git dir,
+/// work tree and configuration its maker fixed, refused when its `.git` says otherwise
+/// (`gatebench_gittree::pinned`). Not pinned (`gatebench gate` on one's own repository): as git
+/// opens it, its configuration honoured.
+pub fn open_repository(repo_dir: &Path, pinned: Option<&Pinned>) -> Result<Repository, String> {
+    match pinned {
+        Some(pinned) => pinned.open(repo_dir),
+        None => Repository::open(repo_dir).map_err(|e| e.message().to_owned()),
+    }
+}
+
 /// The paths that differ between the trees of two commits of the repository at `repo_dir`
 /// (the loop's state folder left out), sorted. An error says which commit could not be read.
-pub fn changes_between(repo_dir: &Path, from: &str, to: &str) -> Result<Vec<String>, String> {
-    let repo = Repository::open(repo_dir).map_err(|e| e.message().to_owned())?;
+pub fn changes_between(
+    repo_dir: &Path,
+    pinned: Option<&Pinned>,
+    from: &str,
+    to: &str,
+) -> Result<Vec<String>, String> {
+    let repo = open_repository(repo_dir, pinned)?;
     let blobs = |sha: &str| -> Result<BTreeMap<String, Oid>, String> {
         let oid = Oid::from_str(sha).map_err(|_| format!("`{sha}` is not a commit id"))?;
         tree_blobs(&repo, oid)
@@ -451,10 +484,15 @@ struct Walked {
 /// for every folder's status once more, and opening a file by its full path has the kernel look
 /// up every folder on the way again (docs/PERFORMANCE.md, "Scale", thirteenth section). Folders
 /// are walked depth first, so as many descriptors are open as the tree is deep.
+///
+/// `strict` (a pinned, trial repository): a `.gitignore`, `.gitattributes` or `.gitmodules` that is
+/// not a regular file is an error before libgit2 is asked anything about its folder (it reads them
+/// following a link and blocks on a FIFO: a loop command planting one would stall the gate).
 fn work_tree_files(
     repo: &Repository,
     workdir: &Path,
     tracked: &BTreeSet<String>,
+    strict: bool,
 ) -> Result<Walked, String> {
     let root = open_folder(rustix::fs::CWD, workdir)
         .map_err(|error| format!("failed to list {}: {error}", workdir.display()))?;
@@ -464,6 +502,7 @@ fn work_tree_files(
         workdir,
         files: BTreeMap::new(),
         plain: true,
+        strict,
     };
     walk.folder(root, "")?;
     Ok(Walked {
@@ -493,6 +532,7 @@ struct Walk<'a> {
     workdir: &'a Path,
     files: BTreeMap<String, Snapped>,
     plain: bool,
+    strict: bool,
 }
 
 impl Walk<'_> {
@@ -511,6 +551,30 @@ impl Walk<'_> {
         let fd = dir
             .fd()
             .map_err(|error| format!("{}: {error}", listing()))?;
+        if self.strict {
+            for (raw, kind) in &entries {
+                let rule = gatebench_gittree::pinned::RULE_FILES
+                    .iter()
+                    .any(|r| raw.to_bytes() == r.as_bytes());
+                if !rule {
+                    continue;
+                }
+                let kind = match *kind {
+                    FileType::Unknown => {
+                        rustix::fs::statat(fd, raw, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+                            .map(|stat| FileType::from_raw_mode(stat.st_mode))
+                            .unwrap_or(FileType::Unknown)
+                    }
+                    kind => kind,
+                };
+                if kind != FileType::RegularFile {
+                    return Err(format!(
+                        "{prefix}{} is not a regular file: libgit2 would follow it or block on it",
+                        raw.to_string_lossy()
+                    ));
+                }
+            }
+        }
         for (raw, mut kind) in entries {
             let Some(name) = raw.to_str().ok().map(str::to_owned) else {
                 self.plain = false;
@@ -638,5 +702,38 @@ mod tests {
         );
         // What is not a plain file or folder leaves the snapshot unsettled.
         assert!(view.snapshot().is_none());
+    }
+
+    /// A trial repository (pinned) whose work tree holds a FIFO as a `.gitignore` is refused
+    /// before libgit2 reads it (it would block forever); a run on a thread, so that a hang fails
+    /// the test instead of stalling it.
+    #[test]
+    fn a_pinned_view_refuses_a_fifo_gitignore_instead_of_blocking_on_it() {
+        let built = Golden::new().build();
+        let pinned =
+            gatebench_gittree::pinned::Pinned::now(built.path(), Path::new(".git")).unwrap();
+        built.write("docs/x.md", "x\n");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            built.path().join("docs/.gitignore"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        let path = built.path().to_path_buf();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let opened = RepoView::open_with(&path, "main", Some(&pinned));
+            tx.send(opened.err().map(|e| e.message)).unwrap();
+        });
+        let refused = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("the view returned")
+            .expect("the view is refused");
+        assert!(
+            refused.contains("docs/.gitignore is not a regular file"),
+            "{refused}"
+        );
     }
 }

@@ -82,7 +82,7 @@ fn judge(
     scope_mode: Option<ScopeMode>,
     groups: &[SkillGroup],
 ) -> Report {
-    let repo = match RepoView::open(repo_dir, &options.base_ref) {
+    let repo = match RepoView::open_with(repo_dir, &options.base_ref, options.pinned.as_ref()) {
         Ok(repo) => repo,
         Err(error) => return build_report::errored(&error, &options.base_ref, groups),
     };

@@ -2,6 +2,9 @@
 //! object database. The materializer and the reference gate share this, so that a receipt's
 //! `git_tree` and the gate's idea of "the current source tree" are the same number.
 
+pub mod nofollow;
+pub mod pinned;
+
 use std::collections::BTreeMap;
 use std::convert::Infallible;
 

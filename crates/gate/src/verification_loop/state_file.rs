@@ -414,12 +414,25 @@ fn schema_validator() -> &'static jsonschema::Validator {
 
 /// Reads the state file of `requirement_id` in the work tree `repo_dir`: strictly (the seed's
 /// shape, no key missing or extra), and consistent with the requirement it is named after.
+///
+/// Reached without following a link (the file, or a folder on its way, planted as a link by a
+/// command the loop ran is not read through) and without blocking on a FIFO.
 pub fn read(repo_dir: &Path, requirement_id: &str) -> ReadState {
+    use gatebench_gittree::nofollow::{self, Found};
     let path = path_for(requirement_id);
-    let full = repo_dir.join(&path);
-    let bytes = match std::fs::read(&full) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return ReadState::Absent,
+    let bytes = match nofollow::read(repo_dir, Path::new(&path), MAX_STATE_BYTES) {
+        Ok(Found::File(bytes)) if bytes.len() as u64 > MAX_STATE_BYTES => {
+            return invalid(
+                &path,
+                None,
+                format!("it is larger than {MAX_STATE_BYTES} bytes"),
+            )
+        }
+        Ok(Found::File(bytes)) => bytes,
+        Ok(Found::Absent) => return ReadState::Absent,
+        Ok(Found::Other(what)) => {
+            return invalid(&path, None, format!("it cannot be read: {what}"))
+        }
         Err(e) => return invalid(&path, None, format!("it cannot be read: {e}")),
     };
     let value: serde_json::Value = match serde_json::from_slice(&bytes) {
@@ -506,27 +519,27 @@ fn invalid(path: &str, line: Option<u64>, why: String) -> ReadState {
     ))
 }
 
-/// Writes the state file atomically (a temporary file in the same folder, then a rename).
+/// Writes the state file atomically (a new file in the same folder, then a rename), an ordinary
+/// file of the repository (0644). Every folder on the way is opened without following a link and
+/// made where missing: a state folder a command the loop ran replaced by a link (to anywhere
+/// outside the repository) is an error, never written through; a link at the file's own name is
+/// replaced, its target untouched.
 pub fn write(repo_dir: &Path, state: &VerificationState) -> Result<(), String> {
-    let full = repo_dir.join(path_for(&state.requirement_id));
+    let path = path_for(&state.requirement_id);
     let mut text = serde_json::to_string_pretty(state).map_err(|e| e.to_string())?;
     text.push('\n');
-    let dir = full.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .map_err(|e| format!("create a temporary file in {}: {e}", dir.display()))?;
-    std::io::Write::write_all(&mut tmp, text.as_bytes())
-        .map_err(|e| format!("write {}: {e}", tmp.path().display()))?;
-    // Temporary files are created 0600; the state file is an ordinary file of the repository.
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
-            .map_err(|e| format!("set permissions of {}: {e}", tmp.path().display()))?;
-    }
-    tmp.persist(&full)
-        .map_err(|e| format!("rename into {}: {}", full.display(), e.error))?;
-    Ok(())
+    gatebench_gittree::nofollow::write_atomic(
+        repo_dir,
+        Path::new(&path),
+        text.as_bytes(),
+        0o644,
+        true,
+    )
+    .map_err(|e| format!("write {path}: {e}"))
 }
+
+/// The largest state file read (seed 000's state of a long loop is a few KiB).
+const MAX_STATE_BYTES: u64 = 1024 * 1024;
 
 #[cfg(test)]
 mod tests {

@@ -56,7 +56,13 @@ fn fresh_state(config: &LoopConfig, repo: &RepoView, options: &GateOptions) -> V
 }
 
 /// What changed between the commit the previous round verified and HEAD: the fix, as observed.
-fn fix_summary(repo_dir: &Path, state: &VerificationState, head: &str, iteration: u32) -> String {
+fn fix_summary(
+    repo_dir: &Path,
+    options: &GateOptions,
+    state: &VerificationState,
+    head: &str,
+    iteration: u32,
+) -> String {
     let Some(previous) = state.fix_history.last() else {
         return format!("round {iteration}: HEAD {}", short(head));
     };
@@ -68,7 +74,7 @@ fn fix_summary(repo_dir: &Path, state: &VerificationState, head: &str, iteration
             short(head)
         );
     }
-    match changes_between(repo_dir, &previous.head_sha, head) {
+    match changes_between(repo_dir, options.pinned.as_ref(), &previous.head_sha, head) {
         Ok(paths) => {
             let shown: Vec<&str> = paths.iter().take(10).map(String::as_str).collect();
             format!(
@@ -202,7 +208,7 @@ pub fn round(
                 } else {
                     state.rerun_plan.clone()
                 };
-                let summary = fix_summary(repo_dir, &state, &repo.head_sha, iteration);
+                let summary = fix_summary(repo_dir, options, &state, &repo.head_sha, iteration);
                 state.fix_history.push(FixEntry {
                     iteration,
                     head_sha: repo.head_sha.clone(),
@@ -487,7 +493,7 @@ fn alignment(
     options: &GateOptions,
     config: &LoopConfig,
 ) -> (DimensionOutcome, Option<SkeinOutcome>, String) {
-    let repo = match RepoView::open(repo_dir, &options.base_ref) {
+    let repo = match RepoView::open_with(repo_dir, &options.base_ref, options.pinned.as_ref()) {
         Ok(repo) => repo,
         Err(error) => {
             let outcome = DimensionOutcome {
