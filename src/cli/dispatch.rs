@@ -92,6 +92,9 @@ pub fn main() -> i32 {
         Command::Schema(args) => schema::run(args),
         Command::WorkflowSchema(args) => workflow_schema::run(args),
     };
+    // What `out!` left in standard output's buffer, written now: a closed pipe ends the process
+    // as for any other write (`stdout.rs`), rather than being lost silently at exit.
+    super::stdout::flush();
     result.unwrap_or_else(|errors| report_errors(&errors))
 }
 
@@ -103,10 +106,10 @@ fn report_errors(errors: &[Error]) -> i32 {
         return exit_code::INTERRUPTED;
     }
     for e in errors {
-        eprintln!("error: {e}");
+        errln!("error: {e}");
     }
     if errors.len() > 1 {
-        eprintln!("{} problems", errors.len());
+        errln!("{} problems", errors.len());
     }
     errors
         .iter()

@@ -85,20 +85,24 @@ pub fn case(
             let mut status = TestCaseStatus::non_success(kind);
             status
                 .set_type(trial.outcome.as_str())
-                .set_message(format!("{}: {}", trial.outcome.as_str(), trial.reason))
-                .set_description(description(trial, fixture, objects));
+                .set_message(xml(&format!(
+                    "{}: {}",
+                    trial.outcome.as_str(),
+                    trial.reason
+                )))
+                .set_description(xml(&description(trial, fixture, objects)));
             status
         }
     };
-    let mut case = TestCase::new(format!("{} [{}]", trial.fixture, trial.trial), status);
-    case.set_classname(trial.category.clone())
+    let mut case = TestCase::new(xml(&format!("{} [{}]", trial.fixture, trial.trial)), status);
+    case.set_classname(xml(&trial.category))
         .set_time(ms(trial.duration_ms));
     let mut out: Vec<String> = fixture.map(|f| f.description.clone()).into_iter().collect();
     if let Some(dir) = log {
         out.push(format!("trial log: {dir}/ (relative to the run folder)"));
     }
     if !out.is_empty() {
-        case.set_system_out(out.join("\n"));
+        case.set_system_out(xml(&out.join("\n")));
     }
     case
 }
@@ -239,17 +243,29 @@ pub fn threshold_case(t: &crate::score::metrics::ThresholdResult) -> TestCase {
     } else {
         let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
         s.set_type("threshold")
-            .set_message(format!("{}: {} (bar {})", t.name, t.figure, t.bar));
+            .set_message(xml(&format!("{}: {} (bar {})", t.name, t.figure, t.bar)));
         s
     };
-    let mut case = TestCase::new(t.name.clone(), status);
+    let mut case = TestCase::new(xml(&t.name), status);
     case.set_classname("thresholds");
     case
 }
 
-/// Text as quick-junit keeps it (`XmlString`: ANSI escapes and control characters removed).
-fn xml(text: &str) -> quick_junit::XmlString {
-    quick_junit::XmlString::new(text)
+/// Text as it can stand in XML 1.0: quick-junit's `XmlString` removes ANSI escapes and C0
+/// control characters, and this every other character XML 1.0 forbids (U+FFFE, U+FFFF; a lone
+/// surrogate cannot be in a Rust string). Every text a report, a fixture or a scenario supplies
+/// goes through it before it reaches the document, so `junit.xml` is well-formed whatever they hold.
+pub fn xml(text: &str) -> quick_junit::XmlString {
+    let stripped = quick_junit::XmlString::new(text);
+    if stripped.as_str().chars().all(xml_char) {
+        return stripped;
+    }
+    quick_junit::XmlString::new(stripped.as_str().replace(|c| !xml_char(c), ""))
+}
+
+/// Whether XML 1.0 allows `c` in a document (its `Char` production).
+fn xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
 }
 
 fn non_success(status: &TestCaseStatus) -> Option<NonSuccessKind> {

@@ -123,6 +123,10 @@ impl Fingerprinter {
         let root = std::fs::File::open(&self.work_dir)
             .and_then(|f| Ok(Dir::new(f)?))
             .map_err(|e| format!("read {}: {e}", self.work_dir.display()))?;
+        let mut budget = Budget {
+            left: MAX_READ_TREE_BYTES,
+            exhausted: false,
+        };
         walk(
             repo,
             &tracked,
@@ -130,7 +134,15 @@ impl Fingerprinter {
             Path::new(""),
             &mut entries,
             &mut block,
+            &mut budget,
         )?;
+        if budget.exhausted {
+            // Not a path (it has no slash and starts with `!`, which no entry of the walk does).
+            entries.insert(
+                "!read-limit".into(),
+                format!("more than {MAX_READ_TREE_BYTES} bytes in the work tree"),
+            );
+        }
         Ok(RepoFingerprint { entries })
     }
 }
@@ -206,6 +218,7 @@ fn walk(
     rel: &Path,
     entries: &mut BTreeMap<String, String>,
     block: &mut [u8],
+    budget: &mut Budget,
 ) -> Result<(), String> {
     let listed = |e: std::io::Error| format!("read {}: {e}", rel.display());
     let mut children: Vec<(CString, FileType)> = Vec::new();
@@ -251,7 +264,7 @@ fn walk(
             FileType::Directory => {
                 let sub = crate::repo::remove::open_dir(parent, &*name)
                     .map_err(|e| format!("read {}: {}", path.display(), std::io::Error::from(e)))?;
-                walk(repo, tracked, sub, &path, entries, block)?;
+                walk(repo, tracked, sub, &path, entries, block, budget)?;
             }
             FileType::Symlink => {
                 let target = rustix::fs::readlinkat(parent, &*name, Vec::new())
@@ -260,10 +273,11 @@ fn walk(
                 entries.insert(key, format!("link {target}"));
             }
             FileType::RegularFile => {
-                let value = match hash_regular(parent, &name, block) {
-                    Ok((hex, executable)) => {
+                let value = match hash_regular(parent, &name, block, budget) {
+                    Ok(Hashed::Read(hex, executable)) => {
                         format!("file {}{hex}", if executable { "x " } else { "" })
                     }
+                    Ok(Hashed::Unread(size, ctime)) => format!("file unread {size} {ctime}"),
                     Err(e) => format!("unreadable {e}"),
                 };
                 entries.insert(key, value);
@@ -279,7 +293,7 @@ fn walk(
     Ok(())
 }
 
-/// The sha256 of a regular file, read in blocks (bounded memory, whatever its size), and whether
+/// The sha256 of a regular file, read in blocks (bounded memory), and whether
 /// it is executable. Opened without following a link and without blocking, and checked to be a
 /// regular file on the open descriptor: a file swapped for a FIFO after the directory was listed
 /// is not read either.
@@ -287,7 +301,8 @@ fn hash_regular(
     parent: BorrowedFd<'_>,
     name: &CStr,
     block: &mut [u8],
-) -> std::io::Result<(String, bool)> {
+    budget: &mut Budget,
+) -> std::io::Result<Hashed> {
     let fd = rustix::fs::openat(
         parent,
         name,
@@ -299,6 +314,12 @@ fn hash_regular(
         return Err(std::io::Error::other("not a regular file"));
     }
     let size = stat.st_size as u64;
+    if size > MAX_READ_FILE_BYTES || size > budget.left {
+        budget.exhausted |= size <= MAX_READ_FILE_BYTES;
+        let ctime = format!("{}.{:09}", stat.st_ctime, stat.st_ctime_nsec);
+        return Ok(Hashed::Unread(size, ctime));
+    }
+    budget.left -= size;
     let mut hasher = Sha256::new();
     let mut read: u64 = 0;
     // Once the size the descriptor was opened at is read, a read to learn of the end costs a
@@ -316,7 +337,33 @@ fn hash_regular(
         }
     }
     let executable = stat.st_mode & 0o111 != 0;
-    Ok((gatebench_gittree::hex(&hasher.finalize()), executable))
+    Ok(Hashed::Read(
+        gatebench_gittree::hex(&hasher.finalize()),
+        executable,
+    ))
+}
+
+/// A regular file's fingerprint: its sha256 and executable bit, or, over the read limits, its size
+/// and change time (`ctime`: set by the kernel on every write, no process can set it back).
+enum Hashed {
+    Read(String, bool),
+    Unread(u64, String),
+}
+
+/// The largest file the fingerprint reads: larger ones are fingerprinted by their size and change
+/// time, unread. No fixture file, and no file a fix commits, comes near it (16 MiB), so where such
+/// a file is, the pipeline put it, and it is a change whatever its content: reading a sparse file
+/// of a terabyte would otherwise take hours, with no timeout.
+pub const MAX_READ_FILE_BYTES: u64 = 64 << 20;
+/// The most bytes one fingerprint reads in all; past it, files are fingerprinted unread as above,
+/// and an entry says the limit was reached (so the fingerprint differs from any a fixture or a fix
+/// can give: neither comes near it).
+pub const MAX_READ_TREE_BYTES: u64 = 2 << 30;
+
+/// What one walk has read so far, against [`MAX_READ_TREE_BYTES`].
+struct Budget {
+    left: u64,
+    exhausted: bool,
 }
 
 fn special_kind(kind: FileType) -> &'static str {
@@ -501,6 +548,26 @@ mod tests {
         let hex = gatebench_gittree::hex(&whole.finalize());
         assert_eq!(after.entries["big.bin"], format!("file {hex}"));
         assert_eq!(before.changed(&after), vec!["big.bin"]);
+    }
+
+    /// A file over the read limit (here a sparse terabyte, which would take hours to hash) is
+    /// fingerprinted by its size and change time without a byte read, and is a change.
+    #[test]
+    fn a_file_over_the_read_limit_is_a_change_and_is_not_read() {
+        let dir = repo_with_file();
+        let before = take(dir.path()).unwrap();
+        let f = std::fs::File::create(dir.path().join("huge.bin")).unwrap();
+        f.set_len(1 << 40).unwrap();
+        drop(f);
+        let started = std::time::Instant::now();
+        let after = take(dir.path()).unwrap();
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+        assert!(
+            after.entries["huge.bin"].starts_with(&format!("file unread {}", 1u64 << 40)),
+            "{:?}",
+            after.entries["huge.bin"]
+        );
+        assert_eq!(before.changed(&after), vec!["huge.bin"]);
     }
 
     #[test]
