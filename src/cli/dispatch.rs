@@ -67,13 +67,16 @@ enum Command {
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
+        Err(e) if e.use_stderr() => {
             let _ = e.print();
-            return if e.use_stderr() {
-                exit_code::USAGE
-            } else {
-                exit_code::SUCCESS
-            };
+            return exit_code::USAGE;
+        }
+        // `--help` and `--version`: standard output, as anything printed (a closed pipe ends the
+        // process quietly, `stdout.rs`).
+        Err(e) => {
+            out!("{}", e.render());
+            super::stdout::flush();
+            return exit_code::SUCCESS;
         }
     };
     let result = match cli.command {

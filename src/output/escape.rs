@@ -78,6 +78,75 @@ pub fn markdown_code(text: &str) -> String {
     out
 }
 
+/// Whether HTML allows `c` in a document's text: controls other than whitespace and the Unicode
+/// noncharacters are parse errors ("control-character-in-input-stream",
+/// "noncharacter-in-input-stream").
+fn html_char(c: char) -> bool {
+    let n = c as u32;
+    let control = (c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{c}')) || c == '\u{7f}';
+    let nonchar = (0xFDD0..=0xFDEF).contains(&n) || (n & 0xFFFE) == 0xFFFE;
+    !control && !nonchar
+}
+
+/// `text` with every character HTML forbids (`html_char`) replaced by U+FFFD, for a page built from
+/// others' text (the HTML report; minijinja escapes markup, not these).
+pub fn html_text(text: &str) -> Cow<'_, str> {
+    if text.chars().all(html_char) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.chars()
+            .map(|c| if html_char(c) { c } else { '\u{FFFD}' })
+            .collect(),
+    )
+}
+
+/// A writer of UTF-8 text that passes it through [`html_text`] on the way: the HTML report is
+/// streamed through it. A character split between two writes is held until its end arrives.
+pub struct HtmlText<'a> {
+    out: &'a mut dyn std::io::Write,
+    pending: Vec<u8>,
+}
+
+impl<'a> HtmlText<'a> {
+    pub fn new(out: &'a mut dyn std::io::Write) -> HtmlText<'a> {
+        HtmlText {
+            out,
+            pending: Vec::new(),
+        }
+    }
+
+    /// Writes what is held; an incomplete character left at the end is an error (the page is
+    /// built from Rust strings, so it cannot happen).
+    pub fn finish(self) -> std::io::Result<()> {
+        if self.pending.is_empty() {
+            Ok(())
+        } else {
+            Err(std::io::Error::other("the page ends inside a character"))
+        }
+    }
+}
+
+impl std::io::Write for HtmlText<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.pending.extend_from_slice(buf);
+        let complete = match std::str::from_utf8(&self.pending) {
+            Ok(_) => self.pending.len(),
+            // An incomplete character at the end waits for the next write.
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(e) => return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, e)),
+        };
+        let text = std::str::from_utf8(&self.pending[..complete]).expect("checked above");
+        self.out.write_all(html_text(text).as_bytes())?;
+        self.pending.drain(..complete);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,5 +180,40 @@ mod tests {
         assert!(text.starts_with("x  # gatebench"), "{text}");
         let code = markdown_code("a`b\nc|d");
         assert_eq!(code, "`a'b c\\|d`");
+    }
+
+    proptest::proptest! {
+        /// Whatever others wrote: the terminal gets no control character but tab and line feed;
+        /// Markdown text and code spans stay on their line and open nothing; HTML text holds no
+        /// character HTML forbids, written whole or in pieces.
+        #[test]
+        fn escaped_text_is_text_in_every_output(text in "(\\PC|\\p{Cc}|[\u{FFFE}\u{FFFF}\u{9b}`*_\\[\\]<>!|~&#])*", cut in 0usize..64) {
+            let t = terminal(&text);
+            proptest::prop_assert!(!t.chars().any(terminal_control));
+            let m = markdown(&text);
+            proptest::prop_assert!(!m.contains('\n') && !m.contains('\r'));
+            let mut prev = None;
+            for c in m.chars() {
+                if MARKDOWN_INLINE.contains(&c) && c != '\\' {
+                    proptest::prop_assert_eq!(prev, Some('\\'), "{}", m);
+                }
+                prev = if prev == Some('\\') && c == '\\' { None } else { Some(c) };
+            }
+            let code = markdown_code(&text);
+            proptest::prop_assert!(!code.contains('\n') && code[1..code.len() - 1].find('`').is_none());
+            let h = html_text(&text);
+            proptest::prop_assert!(h.chars().all(html_char));
+            let mut streamed = Vec::new();
+            {
+                use std::io::Write;
+                let mut w = HtmlText::new(&mut streamed);
+                let bytes = text.as_bytes();
+                let at = cut.min(bytes.len());
+                w.write_all(&bytes[..at]).unwrap();
+                w.write_all(&bytes[at..]).unwrap();
+                w.finish().unwrap();
+            }
+            proptest::prop_assert_eq!(String::from_utf8(streamed).unwrap(), h.into_owned());
+        }
     }
 }

@@ -54,7 +54,7 @@ fn description(
             (Some(v), _) => lines.push(format!(
                 "round 1: {} with {} finding(s)",
                 v.as_str(),
-                r.findings.len()
+                r.total()
             )),
             (None, Some(e)) => lines.push(format!("round 1: no usable answer: {e}")),
             (None, None) => lines.push("round 1: no usable answer".into()),
@@ -62,6 +62,9 @@ fn description(
         lines.extend(r.findings.iter().map(|f| format!("  {}", f.line())));
         if r.unreadable > 0 {
             lines.push(format!("  ({} finding(s) could not be read)", r.unreadable));
+        }
+        if r.left_out > 0 {
+            lines.push(format!("  ({} more finding(s) not shown)", r.left_out));
         }
     }
     for round in trial.rounds.iter().skip(1) {
@@ -355,4 +358,127 @@ fn write_case<W: Write>(w: &mut Writer<W>, case: &TestCase) -> io::Result<()> {
         w.write_event(Event::End(BytesEnd::new("system-out")))?;
     }
     w.write_event(Event::End(BytesEnd::new("testcase")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn trial(fixture: &str, category: &str, reason: &str) -> TrialRecord {
+        serde_json::from_value(serde_json::json!({
+            "fixture": fixture, "category": category, "golden": false, "trial": 0,
+            "outcome": "false-pass", "reason": reason, "matchers": [], "rounds": [],
+            "convergence": null, "commits": {}, "materialize_ms": 0, "duration_ms": 0,
+            "work_dir": "", "kept_at": null
+        }))
+        .unwrap()
+    }
+
+    fn info(id: &str, category: &str, description: &str) -> FixtureInfo {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "category": category, "description": description, "golden": "g",
+            "expected_verdict": "fail", "expected_findings": [], "expected_rounds": null,
+            "content_hash": ""
+        }))
+        .unwrap()
+    }
+
+    /// Parses `xml` to its end with quick-xml: an error is a document that is not well-formed
+    /// (or holds a character XML 1.0 forbids, which quick-xml's unescaping and our check below
+    /// catch).
+    fn well_formed(xml: &str) -> std::result::Result<(), String> {
+        if let Some(c) = xml.chars().find(|c| !xml_char(*c)) {
+            return Err(format!("U+{:04X} is not an XML 1.0 character", c as u32));
+        }
+        let mut reader = quick_xml::Reader::from_str(xml);
+        let mut depth = 0i32;
+        loop {
+            match reader.read_event() {
+                Ok(Event::Eof) => break,
+                Ok(Event::Start(e)) => {
+                    depth += 1;
+                    for a in e.attributes() {
+                        let a = a.map_err(|e| e.to_string())?;
+                        a.normalized_value(quick_xml::XmlVersion::Explicit1_0)
+                            .map_err(|e| e.to_string())?;
+                    }
+                }
+                Ok(Event::Empty(e)) => {
+                    for a in e.attributes() {
+                        let a = a.map_err(|e| e.to_string())?;
+                        a.normalized_value(quick_xml::XmlVersion::Explicit1_0)
+                            .map_err(|e| e.to_string())?;
+                    }
+                }
+                Ok(Event::End(_)) => depth -= 1,
+                Ok(Event::Text(t)) => {
+                    t.decode().map_err(|e| e.to_string())?;
+                }
+                Ok(_) => {}
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        (depth == 0)
+            .then_some(())
+            .ok_or_else(|| "unbalanced".to_owned())
+    }
+
+    /// One suite holding one case, written as `write_to` writes them, from texts others supply.
+    fn document(fixture: &str, category: &str, reason: &str, description: &str) -> String {
+        let t = trial(fixture, category, reason);
+        let f = info(fixture, category, description);
+        let case = case(&t, Some(&f), Some(format!("trials/{fixture}")), None);
+        let mut out = Vec::new();
+        let mut w = Writer::new_with_indent(&mut out, b' ', 4);
+        w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))
+            .unwrap();
+        let counts = Counts {
+            tests: 1,
+            failures: 1,
+            ..Counts::default()
+        };
+        write_suite_start(&mut w, category, &counts, false).unwrap();
+        write_case(&mut w, &case).unwrap();
+        w.write_event(Event::End(BytesEnd::new("testsuite")))
+            .unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn the_characters_xml_forbids_are_dropped() {
+        // Was: U+FFFE and U+FFFF passed quick-junit's filter and made junit.xml not well-formed.
+        let xml = document("f", "cat\u{FFFF}", "title \u{FFFE}\u{1}\u{1b}[2J", "d\u{0}");
+        well_formed(&xml).unwrap();
+        assert!(xml.contains("name=\"cat\""), "{xml}");
+    }
+
+    /// Any text, with the characters that break XML (controls, noncharacters, markup) common.
+    fn text() -> impl Strategy<Value = String> {
+        let c = prop_oneof![
+            4 => any::<char>(),
+            1 => Just('\u{FFFE}'),
+            1 => Just('\u{FFFF}'),
+            1 => proptest::char::range('\u{0}', '\u{1f}'),
+            1 => proptest::char::range('\u{7f}', '\u{9f}'),
+            1 => prop::sample::select(vec!['<', '>', '&', '"', '\'', ']']),
+        ];
+        prop::collection::vec(c, 0..40).prop_map(String::from_iter)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        /// Whatever a report, a fixture or a scenario holds (any Unicode scalar values, controls
+        /// and noncharacters included), junit.xml is well-formed.
+        #[test]
+        fn junit_xml_is_well_formed_whatever_the_texts(
+            fixture in text(),
+            category in text(),
+            reason in text(),
+            description in text(),
+        ) {
+            let xml = document(&fixture, &category, &reason, &description);
+            prop_assert!(well_formed(&xml).is_ok(), "{:?}\n{}", well_formed(&xml), xml);
+        }
+    }
 }

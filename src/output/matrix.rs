@@ -751,7 +751,10 @@ pub fn write_all(
     atomic::write_atomic_with(&dir.join("junit.xml"), |w| {
         report.serialize(w).map_err(std::io::Error::other)
     })?;
-    atomic::write_atomic(&dir.join("report.html"), html(m)?.as_bytes())
+    atomic::write_atomic(
+        &dir.join("report.html"),
+        escape::html_text(&html(m)?).as_bytes(),
+    )
 }
 
 /// Appends the matrix's Markdown summary to the file GitHub Actions names in
