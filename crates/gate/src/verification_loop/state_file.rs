@@ -420,7 +420,10 @@ pub fn read(repo_dir: &Path, requirement_id: &str) -> ReadState {
     let bytes = match std::fs::read(&full) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return ReadState::Absent,
-        Err(e) => return invalid(&path, None, format!("it cannot be read: {e}")),
+        Err(e) => {
+            crate::fault::note_io(&format!("read {path}"), &e);
+            return invalid(&path, None, format!("it cannot be read: {e}"));
+        }
     };
     let value: serde_json::Value = match serde_json::from_slice(&bytes) {
         Ok(value) => value,
@@ -512,19 +515,25 @@ pub fn write(repo_dir: &Path, state: &VerificationState) -> Result<(), String> {
     let mut text = serde_json::to_string_pretty(state).map_err(|e| e.to_string())?;
     text.push('\n');
     let dir = full.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
+    // A failure the machine causes (a full disk, a file size limit) is noted as such: the state
+    // not written is then no fact about the repository (`fault`).
+    let noted = |what: String, e: std::io::Error| {
+        crate::fault::note_io(&what, &e);
+        format!("{what}: {e}")
+    };
+    std::fs::create_dir_all(dir).map_err(|e| noted(format!("create {}", dir.display()), e))?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .map_err(|e| format!("create a temporary file in {}: {e}", dir.display()))?;
+        .map_err(|e| noted(format!("create a temporary file in {}", dir.display()), e))?;
     std::io::Write::write_all(&mut tmp, text.as_bytes())
-        .map_err(|e| format!("write {}: {e}", tmp.path().display()))?;
+        .map_err(|e| noted(format!("write {}", tmp.path().display()), e))?;
     // Temporary files are created 0600; the state file is an ordinary file of the repository.
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
-            .map_err(|e| format!("set permissions of {}: {e}", tmp.path().display()))?;
+            .map_err(|e| noted(format!("set permissions of {}", tmp.path().display()), e))?;
     }
     tmp.persist(&full)
-        .map_err(|e| format!("rename into {}: {}", full.display(), e.error))?;
+        .map_err(|e| noted(format!("rename into {}", full.display()), e.error))?;
     Ok(())
 }
 
