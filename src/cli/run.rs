@@ -125,6 +125,14 @@ fn cmd_run(args: RunArgs) -> CmdResult {
             "repositories kept under the work dir; each trial's path is in results.json (kept_at)"
         );
     }
+    if gatebench::run::memory::exhausted() {
+        errln!(
+            "error: gatebench ran out of memory during the run: the trials that had not started \
+             are recorded as errors (not run); the run above is partial. Give it more memory or \
+             fewer --jobs."
+        );
+        return Ok(finished.results.exit_code.max(exit_code::ERRORS));
+    }
     Ok(finished.results.exit_code)
 }
 
