@@ -29,7 +29,7 @@ pub fn release_after_load() {
 /// standard error and exits with [`EXIT_OUT_OF_MEMORY`], never a silent SIGSEGV.
 pub const RESERVE_BYTES: usize = 64 << 20;
 /// The exit code when memory ran out twice (the reserve did not suffice to finish the run).
-pub const EXIT_OUT_OF_MEMORY: i32 = 71;
+pub const EXIT_OUT_OF_MEMORY: i32 = crate::exit_code::OUT_OF_MEMORY;
 
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
