@@ -21,3 +21,6 @@ pub const GOLDEN_FAILED: i32 = 4;
 pub const INTERRUPTED: i32 = 130;
 /// An internal error of gatebench itself.
 pub const INTERNAL: i32 = 70;
+/// Memory ran out twice: after the reserve released at the first failure (`run::memory`), an
+/// allocation failed again; the process ends at once with a message on standard error.
+pub const OUT_OF_MEMORY: i32 = 71;

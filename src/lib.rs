@@ -9,6 +9,7 @@ pub mod corpus;
 pub mod error;
 pub mod exit_code;
 pub mod ids;
+pub mod input;
 pub mod mutate;
 pub mod output;
 pub mod pipeline;

@@ -1925,3 +1925,56 @@ fn a_results_file_with_a_key_given_twice_is_rejected() {
         &["s1/results.json:", "the key `outcome` is given twice"],
     );
 }
+
+// Round 2 (issue 46): outputs and reads
+
+#[test]
+fn trials_beyond_the_limit_are_rejected() {
+    let dir = corpus();
+    assert_one(
+        "trials_beyond_the_limit_are_rejected",
+        &dir,
+        &run_with(&["--trials", "4294967295"]),
+        &["--trials", "4294967295", "1..=1000"],
+    );
+}
+
+#[test]
+fn scenario_trials_beyond_the_limit_are_rejected_by_check_and_run() {
+    // Was: passed `check`, and `run` aborted on a 103 GB allocation (exit 134).
+    let dir = corpus();
+    write(
+        &dir.path().join("scenarios/s.yaml"),
+        "name: s\ntrials: 4294967295\n",
+    );
+    assert_rejected(
+        "scenario_trials_beyond_the_limit_are_rejected_by_check_and_run",
+        &dir,
+        &[
+            "scenarios/s.yaml:2:9",
+            "`trials` must be between 1 and 1000",
+        ],
+    );
+}
+
+#[test]
+fn scenario_rounds_and_retries_beyond_their_limits_are_rejected() {
+    for (line, expected) in [
+        (
+            "max_rounds: 1000000",
+            "`max_rounds` must be between 1 and 100",
+        ),
+        ("retries: 1000000", "`retries` must be between 0 and 10"),
+    ] {
+        let dir = corpus();
+        write(
+            &dir.path().join("scenarios/s.yaml"),
+            &format!("name: s\n{line}\n"),
+        );
+        let name = format!(
+            "scenario_{}_beyond_the_limit_is_rejected",
+            line.split(':').next().unwrap()
+        );
+        assert_rejected(&name, &dir, &["scenarios/s.yaml:2:", expected]);
+    }
+}

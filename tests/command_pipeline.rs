@@ -848,3 +848,78 @@ fn retries_rerun_errors_only_and_record_every_attempt_and_never_retry_a_false_pa
     assert_eq!(facts["rounds"][0]["process"]["status"], "exited with 1");
     assert!(facts["isolation"]["sandbox"].is_string(), "{facts}");
 }
+
+// Round 2 (issue 46): outputs and reads
+
+/// The fixer's `$GATEBENCH_FIX_COST` file is read as the report is (`gatebench::input`): a FIFO
+/// (was: the run hung forever), a link to `/dev/zero` (was: read until memory ran out), a link to a
+/// file outside the sandbox or a folder on the way replaced by one (was: followed and read), and a
+/// file over the bound are each the fixer's error, named, and the run ends.
+#[test]
+fn a_fixers_cost_file_is_read_as_the_report_is() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("cost.json"), r#"{"tokensIn": 7}"#).unwrap();
+    let cases = [
+        ("mkfifo \"$GATEBENCH_FIX_COST\"", "not a regular file"),
+        ("ln -s /dev/zero \"$GATEBENCH_FIX_COST\"", "symbolic link"),
+        (
+            &*format!(
+                "ln -s {} \"$GATEBENCH_FIX_COST\"",
+                outside.path().join("cost.json").display()
+            ),
+            "symbolic link",
+        ),
+        (
+            &*format!(
+                "d=$(dirname \"$GATEBENCH_FIX_COST\"); rm -rf \"$d\"; ln -s {} \"$d\"",
+                outside.path().display()
+            ),
+            "symbolic link",
+        ),
+        (
+            "head -c 200000 /dev/zero | tr '\\0' ' ' > \"$GATEBENCH_FIX_COST\"",
+            "the limit is 65536 bytes",
+        ),
+    ];
+    for (line, reason) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let fixer = format!("echo fixed > FIXED; {line}; exit 0").replace('\'', "''");
+        let pipeline = format!(
+            "  command: [sh, {}]\n  timeout_secs: 20\n  fixer:\n    command: '{fixer}'\n    timeout_secs: 20\n",
+            pipelines().join("fails-until-fixed.sh").display(),
+        );
+        let s = scenario(dir.path(), &pipeline, "max_rounds: 3", None);
+        let started = Instant::now();
+        let results = execute(&options(s, &dir.path().join("reports"), &[GOLDEN], false));
+        assert!(started.elapsed() < Duration::from_secs(60), "`{line}`");
+        let t = trial(&results, GOLDEN);
+        let error = t.rounds[0].fix_error.as_deref().unwrap_or_default();
+        assert!(
+            error.contains("$GATEBENCH_FIX_COST file was not read") && error.contains(reason),
+            "`{line}`: {error:?}"
+        );
+        assert!(t.rounds[0].fix_cost.is_none(), "`{line}`");
+    }
+}
+
+/// A fixer that leaves a file over the largest a fixture holds (here a sparse 2 GiB one: was an
+/// abort of the whole run, exit 134; 8 GiB with `autocrlf` was a SIGSEGV) makes its trial an error
+/// naming the file; nothing of it is read.
+#[test]
+fn a_fixers_oversized_file_is_the_trials_error_not_an_abort() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = format!(
+        "  command: [sh, {}]\n  timeout_secs: 20\n  fixer:\n    command: 'echo fixed > FIXED; truncate -s 2G big.bin'\n    timeout_secs: 20\n",
+        pipelines().join("fails-until-fixed.sh").display(),
+    );
+    let s = scenario(dir.path(), &pipeline, "max_rounds: 3", None);
+    let results = execute(&options(s, &dir.path().join("reports"), &[GOLDEN], false));
+    let t = trial(&results, GOLDEN);
+    assert_eq!(t.outcome, Outcome::Error, "{}", t.reason);
+    assert!(
+        t.reason
+            .contains("`big.bin` of 2147483648 bytes, over the limit"),
+        "{}",
+        t.reason
+    );
+}

@@ -509,3 +509,43 @@ fn a_bundled_golden_imported_from_its_repository_gives_itself_back_and_passes_th
         serde_json::to_string_pretty(&report).unwrap()
     );
 }
+
+// Round 2 (issue 46): outputs and reads
+
+/// A work-tree file over `--max-file-size` is left out by its size, never read whole: a sparse
+/// 2 GiB file imported under a 1.5 GB address-space limit (was: read whole first, so the import
+/// ran out of memory and aborted).
+#[test]
+fn an_oversized_work_tree_file_is_left_out_without_being_read() {
+    let orig = original();
+    let f = std::fs::File::create(orig.path.join("huge.bin")).unwrap();
+    f.set_len(2 << 30).unwrap();
+    drop(f);
+    let out = tempfile::tempdir().unwrap();
+    let fixtures = out.path().join("fixtures");
+    let run = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 1500000; exec \"$@\"")
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_gatebench"))
+        .args([
+            "import",
+            orig.path.to_str().unwrap(),
+            "--id",
+            "big",
+            "--staged",
+            "--unstaged",
+            "--out",
+            fixtures.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("huge.bin: 2147483648 bytes, over the largest file a fixture can hold"),
+        "{stdout}"
+    );
+    assert!(!fixtures.join("big/unstaged/huge.bin").exists());
+}

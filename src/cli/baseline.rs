@@ -30,7 +30,7 @@ fn cmd_baseline(run: Option<&Path>, out: &Path, reports_dir: &Path) -> CmdResult
     let (file, results) = runs::named_or_newest(run, reports_dir).map_err(|e| vec![e])?;
     let baseline = gatebench::run::baseline::baseline_of(&results).map_err(|e| vec![e])?;
     gatebench::output::atomic::write_json_atomic(out, &baseline).map_err(|e| vec![e])?;
-    println!(
+    outln!(
         "baseline of {} ({} fixtures, {} trials) written to {}",
         file.display(),
         baseline.metrics.overall.fixtures,

@@ -105,6 +105,6 @@ fn cmd_check(fixtures: &Path, scenarios: &Path) -> CmdResult {
         return Err(errors);
     }
     let n = corpus.map_or(0, |c| c.fixtures.len());
-    println!("ok: {n} fixtures, {scenario_count} scenarios");
+    outln!("ok: {n} fixtures, {scenario_count} scenarios");
     Ok(exit_code::SUCCESS)
 }

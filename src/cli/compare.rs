@@ -58,7 +58,7 @@ fn cmd_compare(
         Some(file) => {
             gatebench::output::atomic::write_atomic(&file, text.as_bytes()).map_err(|e| vec![e])?
         }
-        None => print!("{text}"),
+        None => out!("{text}"),
     }
     Ok(if comparison.regressions().next().is_some() {
         exit_code::THRESHOLDS

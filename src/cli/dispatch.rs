@@ -67,13 +67,16 @@ enum Command {
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
+        Err(e) if e.use_stderr() => {
             let _ = e.print();
-            return if e.use_stderr() {
-                exit_code::USAGE
-            } else {
-                exit_code::SUCCESS
-            };
+            return exit_code::USAGE;
+        }
+        // `--help` and `--version`: standard output, as anything printed (a closed pipe ends the
+        // process quietly, `stdout.rs`).
+        Err(e) => {
+            out!("{}", e.render());
+            super::stdout::flush();
+            return exit_code::SUCCESS;
         }
     };
     let result = match cli.command {
@@ -92,6 +95,9 @@ pub fn main() -> i32 {
         Command::Schema(args) => schema::run(args),
         Command::WorkflowSchema(args) => workflow_schema::run(args),
     };
+    // What `out!` left in standard output's buffer, written now: a closed pipe ends the process
+    // as for any other write (`stdout.rs`), rather than being lost silently at exit.
+    super::stdout::flush();
     result.unwrap_or_else(|errors| report_errors(&errors))
 }
 
@@ -103,10 +109,10 @@ fn report_errors(errors: &[Error]) -> i32 {
         return exit_code::INTERRUPTED;
     }
     for e in errors {
-        eprintln!("error: {e}");
+        errln!("error: {e}");
     }
     if errors.len() > 1 {
-        eprintln!("{} problems", errors.len());
+        errln!("{} problems", errors.len());
     }
     errors
         .iter()

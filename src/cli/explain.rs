@@ -38,7 +38,7 @@ fn cmd_explain(fixtures: &Path, id: &str, results: Option<&Path>, reports_dir: &
         None => runs::newest(reports_dir).and_then(|dir| {
             // Unreadable (a matrix run's folder, say): the fixture alone, and why.
             runs::read(&dir)
-                .map_err(|e| eprintln!("note: the newest run is not shown: {e}"))
+                .map_err(|e| errln!("note: the newest run is not shown: {e}"))
                 .ok()
                 .map(|r| (dir.display().to_string(), r))
         }),
@@ -49,6 +49,6 @@ fn cmd_explain(fixtures: &Path, id: &str, results: Option<&Path>, reports_dir: &
         last.as_ref().map(|(label, r)| (label.as_str(), r)),
     )
     .map_err(|e| vec![e])?;
-    print!("{text}");
+    out!("{text}");
     Ok(exit_code::SUCCESS)
 }

@@ -111,7 +111,7 @@ fn cmd_gate(
         Some(file) => {
             gatebench::output::atomic::write_atomic(&file, text.as_bytes()).map_err(|e| vec![e])?
         }
-        None => print!("{text}"),
+        None => out!("{text}"),
     }
     Ok(match report.verdict() {
         Some(gatebench_report::Verdict::Pass) => exit_code::SUCCESS,

@@ -61,39 +61,39 @@ pub fn run(args: ImportArgs) -> CmdResult {
         description: args.description,
     };
     let imported = import::import(&opts).map_err(|e| vec![e])?;
-    println!("wrote {}", imported.folder.join("fixture.yaml").display());
-    println!("  base: {}", imported.base_commit);
-    println!("  head: {}", imported.head_commit);
+    outln!("wrote {}", imported.folder.join("fixture.yaml").display());
+    outln!("  base: {}", imported.base_commit);
+    outln!("  head: {}", imported.head_commit);
     for (layer, written, deleted) in &imported.layers {
-        println!("  layer {layer}: {written} files written, {deleted} deleted");
+        outln!("  layer {layer}: {written} files written, {deleted} deleted");
     }
     if !imported.placeholders.is_empty() {
-        println!("placeholders introduced in ledger files:");
+        outln!("placeholders introduced in ledger files:");
         for (layer, path, placeholder) in &imported.placeholders {
-            println!("  {path} ({layer}): {placeholder}");
+            outln!("  {path} ({layer}): {placeholder}");
         }
     }
     if !imported.disarmed.is_empty() {
-        println!(
+        outln!(
             "stored as *.fixture (the suffix is removed when materialized): {}",
             imported.disarmed.join(", ")
         );
     }
     if !imported.left_out.is_empty() {
-        println!("left out (in no layer of the fixture):");
+        outln!("left out (in no layer of the fixture):");
         for (path, why) in &imported.left_out {
-            println!("  {path}: {why}");
+            outln!("  {path}: {why}");
         }
     }
     if !imported.lossy.is_empty() {
-        println!("kept with a loss:");
+        outln!("kept with a loss:");
         for (path, why) in &imported.lossy {
-            println!("  {path}: {why}");
+            outln!("  {path}: {why}");
         }
     }
     for (layer, path, why) in &imported.literal {
-        println!("ids kept as recorded in {path} ({layer}): {why}");
+        outln!("ids kept as recorded in {path} ({layer}): {why}");
     }
-    println!("next: gatebench check, then gatebench run with a scenario that selects it");
+    outln!("next: gatebench check, then gatebench run with a scenario that selects it");
     Ok(exit_code::SUCCESS)
 }

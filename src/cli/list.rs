@@ -66,7 +66,7 @@ fn cmd_list(
     let last = if outcome.is_some() || results.is_some() {
         let (file, run) =
             runs::named_or_newest(results.as_deref(), reports_dir).map_err(|e| vec![e])?;
-        eprintln!("outcomes from {}", file.display());
+        errln!("outcomes from {}", file.display());
         Some(run)
     } else {
         None
@@ -119,8 +119,8 @@ fn cmd_list(
             .map(|(w, cell)| format!("{cell:<w$}  "))
             .collect();
         line.push_str(&r[columns - 1]);
-        println!("{line}");
+        outln!("{line}");
     }
-    println!("{} fixtures", rows.len() - 1);
+    outln!("{} fixtures", rows.len() - 1);
     Ok(exit_code::SUCCESS)
 }

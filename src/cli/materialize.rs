@@ -52,9 +52,9 @@ fn cmd_materialize(fixtures: &Path, id: &str, out: &Path) -> CmdResult {
         )]);
     }
     let m = materialize::materialize(fixture, out).map_err(|e| vec![e])?;
-    println!("{}", m.work_dir.display());
+    outln!("{}", m.work_dir.display());
     for (layer, commit) in &m.commits {
-        println!("  {layer}: {commit}");
+        outln!("  {layer}: {commit}");
     }
     Ok(exit_code::SUCCESS)
 }

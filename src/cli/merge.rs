@@ -47,17 +47,17 @@ fn cmd_merge(shards: &[PathBuf], reports_dir: &Path, fixtures: Option<PathBuf>) 
     // The trial logs as `run` writes them, from the scenario's fixtures when they still load.
     let views = gatebench::run::merge::views_of(&merged, fixtures.as_deref());
     if views.is_none() {
-        eprintln!(
+        errln!(
             "note: the scenario {} or its fixtures could not be loaded: no trial logs (trials/)",
             merged.scenario.file
         );
     }
     let dir =
         execute::write_run_with(reports_dir, &mut merged, views.as_ref()).map_err(|e| vec![e])?;
-    print!("{}", summary::terminal(&merged));
-    println!("merged {} shards", merged.merged_from.len());
-    println!("results: {}", dir.join("results.json").display());
-    println!(
+    out!("{}", summary::terminal(&merged));
+    outln!("merged {} shards", merged.merged_from.len());
+    outln!("results: {}", dir.join("results.json").display());
+    outln!(
         "report:  {} (also summary.md, junit.xml)",
         dir.join("report.html").display()
     );

@@ -56,7 +56,7 @@ pub fn run(args: MutateArgs) -> CmdResult {
                 continue;
             };
             match write::write(&dir, golden, f) {
-                Ok(folder) => println!("wrote {}", folder.display()),
+                Ok(folder) => outln!("wrote {}", folder.display()),
                 Err(e) => errors.push(e),
             }
         }
@@ -79,13 +79,13 @@ pub fn run(args: MutateArgs) -> CmdResult {
                 viable += 1;
                 let locus: Vec<String> = f.expect.locus.iter().map(|l| l.describe()).collect();
                 let kind = f.expect.kind.map_or("", |k| k.as_str());
-                println!("{}\t{}\t{kind}\t{}", m.id, m.operator, locus.join("; "));
+                outln!("{}\t{}\t{kind}\t{}", m.id, m.operator, locus.join("; "));
             }
-            Err(why) => println!("{}\t{}\tunviable\t{why}", m.id, m.operator),
+            Err(why) => outln!("{}\t{}\tunviable\t{why}", m.id, m.operator),
         }
     }
     let operators = generate::all().len();
-    println!(
+    outln!(
         "{} mutants from {operators} operators: {viable} viable, {} unviable",
         mutants.len(),
         mutants.len() - viable

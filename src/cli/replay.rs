@@ -33,11 +33,11 @@ fn cmd_replay(recorded: PathBuf, fixtures: Option<PathBuf>, reports_dir: PathBuf
         reports_dir,
     })?;
     let results = &finished.results;
-    print!("{}", summary::terminal(results));
-    println!(
+    out!("{}", summary::terminal(results));
+    outln!(
         "replay of {} (no pipeline invoked)",
         results.replay_of.as_deref().unwrap_or("?")
     );
-    println!("results: {}", finished.dir.join("results.json").display());
+    outln!("results: {}", finished.dir.join("results.json").display());
     Ok(results.exit_code)
 }

@@ -26,11 +26,11 @@ pub struct RunArgs {
     /// Parallel trials (default: the scenario's, else one per core).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=gatebench::corpus::scenario::MAX_JOBS as i64))]
     pub jobs: Option<u16>,
-    /// Trials per fixture (1 or more).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Trials per fixture (1 to 1000).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=gatebench::corpus::scenario::MAX_TRIALS as i64))]
     pub trials: Option<u32>,
-    /// Verify/fix rounds per trial (1 or more).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Verify/fix rounds per trial (1 to 100).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=gatebench::corpus::scenario::MAX_ROUNDS as i64))]
     pub max_rounds: Option<u32>,
     /// The fixtures folder (default: the scenario's).
     #[arg(long)]
@@ -56,7 +56,7 @@ pub struct RunArgs {
     pub no_cache: bool,
     /// Re-run a trial whose outcome was `error` or `timeout` up to N more times (default: the
     /// scenario's `retries`, else 0); every attempt is recorded. Verdicts are never retried.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(..=gatebench::corpus::scenario::MAX_RETRIES as i64))]
     pub retries: Option<u32>,
 }
 
@@ -94,7 +94,7 @@ fn cmd_run(args: RunArgs) -> CmdResult {
         // Held until exit: no output is written after this point.
         let _outputs = execute::remove_partial_outputs();
         gatebench::run::matrix::remove_partial();
-        eprintln!("\ninterrupted: temporary repositories removed");
+        errln!("\ninterrupted: temporary repositories removed");
         std::process::exit(exit_code::INTERRUPTED);
     });
     let live = LiveProgress::new(!args.quiet && std::io::stderr().is_terminal());
@@ -109,9 +109,9 @@ fn cmd_run(args: RunArgs) -> CmdResult {
     let finished = execute::execute(&options, &progress);
     live.finish();
     let finished = finished?;
-    print!("{}", summary::terminal(&finished.results));
-    println!("results: {}", finished.dir.join("results.json").display());
-    println!(
+    out!("{}", summary::terminal(&finished.results));
+    outln!("results: {}", finished.dir.join("results.json").display());
+    outln!(
         "report:  {} (also summary.md, junit.xml)",
         finished.dir.join("report.html").display()
     );
@@ -121,9 +121,17 @@ fn cmd_run(args: RunArgs) -> CmdResult {
     finished.results.trials.check().map_err(|e| vec![e])?;
     finished.results.fixtures.check().map_err(|e| vec![e])?;
     if options.keep {
-        println!(
+        outln!(
             "repositories kept under the work dir; each trial's path is in results.json (kept_at)"
         );
+    }
+    if gatebench::run::memory::exhausted() {
+        errln!(
+            "error: gatebench ran out of memory during the run: the trials that had not started \
+             are recorded as errors (not run); the run above is partial. Give it more memory or \
+             fewer --jobs."
+        );
+        return Ok(finished.results.exit_code.max(exit_code::ERRORS));
     }
     Ok(finished.results.exit_code)
 }
@@ -131,21 +139,21 @@ fn cmd_run(args: RunArgs) -> CmdResult {
 /// A matrix run's terminal table, its folders, and its step summary.
 fn matrix_done(finished: gatebench::run::matrix::MatrixFinished, keep: bool) -> CmdResult {
     let matrix = &finished.matrix;
-    print!("{}", gatebench::output::matrix::terminal(matrix));
-    println!("matrix:  {}", finished.dir.join("matrix.json").display());
-    println!(
+    out!("{}", gatebench::output::matrix::terminal(matrix));
+    outln!("matrix:  {}", finished.dir.join("matrix.json").display());
+    outln!(
         "report:  {} (also summary.md, junit.xml)",
         finished.dir.join("report.html").display()
     );
     for (name, run) in &finished.runs {
-        println!("{name}: {}", run.dir.display());
+        outln!("{name}: {}", run.dir.display());
     }
     if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|v| !v.is_empty()) {
         gatebench::output::matrix::append_step_summary(Path::new(&path), matrix)
             .map_err(|e| vec![e])?;
     }
     if keep {
-        println!(
+        outln!(
             "repositories kept under the work dir; each trial's path is in its pipeline's \
              results.json (kept_at)"
         );

@@ -23,7 +23,7 @@ pub fn run(args: SchemaArgs) -> CmdResult {
 fn cmd_schema(dir: &Path, write: bool) -> CmdResult {
     if write {
         schema::write_all(dir).map_err(|e| vec![e])?;
-        println!("schemas written to {}", dir.display());
+        outln!("schemas written to {}", dir.display());
         return Ok(exit_code::SUCCESS);
     }
     if !dir.is_dir() {
@@ -34,11 +34,11 @@ fn cmd_schema(dir: &Path, write: bool) -> CmdResult {
     }
     let drifted = schema::drifted(dir);
     if drifted.is_empty() {
-        println!("schemas are current");
+        outln!("schemas are current");
         Ok(exit_code::SUCCESS)
     } else {
         for name in &drifted {
-            eprintln!(
+            errln!(
                 "error: {} differs from the code; run `gatebench schema --write`",
                 dir.join(name).display()
             );

@@ -22,6 +22,6 @@ fn cmd_workflow_schema(workflow: &Path) -> CmdResult {
     let text = gatebench::corpus::yaml::read_text(workflow).map_err(|e| vec![e])?;
     let value =
         gatebench_gate::workflow_schema(&text).map_err(|m| vec![Error::invalid(workflow, m)])?;
-    println!("{}", schema::render(&value).trim_end());
+    outln!("{}", schema::render(&value).trim_end());
     Ok(exit_code::SUCCESS)
 }

@@ -76,8 +76,31 @@ enum Mode {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Entry {
+    /// Empty when the file is over its read limit ([`ReadLimit`]): it is left out unread.
     content: Vec<u8>,
     mode: Mode,
+    /// The file's size, known before its content is read.
+    size: u64,
+    /// Its git blob id (for the source tree's id, which counts files left out too).
+    blob: Oid,
+}
+
+/// How much of a file is read: a file over the limit is left out, so it is never read whole (its
+/// size comes from the object database's header or from fstat first). Files `--allow` names are
+/// read up to the largest file a fixture can hold.
+struct ReadLimit<'a> {
+    max_file_size: u64,
+    allow: &'a GlobSet,
+}
+
+impl ReadLimit<'_> {
+    fn of(&self, path: &str) -> u64 {
+        if self.allow.is_match(path) {
+            crate::corpus::compose::MAX_FILE_BYTES
+        } else {
+            self.max_file_size
+        }
+    }
 }
 
 type Tree = BTreeMap<String, Entry>;
@@ -123,6 +146,10 @@ pub fn import(opts: &ImportOptions) -> Result<Imported> {
         ));
     }
     let allow = allow_set(&opts.allow, &opts.repo)?;
+    let limit = ReadLimit {
+        max_file_size: opts.max_file_size,
+        allow: &allow,
+    };
     let repo = Repository::open(&opts.repo).map_err(|e| {
         Error::invalid(&opts.repo, format!("not a git repository: {}", e.message()))
     })?;
@@ -141,8 +168,8 @@ pub fn import(opts: &ImportOptions) -> Result<Imported> {
         ..Imported::default()
     };
     let mut sources = vec![
-        committed(&repo, LayerKind::Base, base_commit, &mut imported)?,
-        committed(&repo, LayerKind::Head, head_commit, &mut imported)?,
+        committed(&repo, LayerKind::Base, base_commit, &limit, &mut imported)?,
+        committed(&repo, LayerKind::Head, head_commit, &limit, &mut imported)?,
     ];
     if opts.staged || opts.unstaged {
         if repo.is_bare() {
@@ -151,12 +178,12 @@ pub fn import(opts: &ImportOptions) -> Result<Imported> {
                 "a bare repository has no index or work tree: --staged and --unstaged need one",
             ));
         }
-        let index = index_tree(&repo, &mut imported)?;
+        let index = index_tree(&repo, &limit, &mut imported)?;
         if opts.staged {
             sources.push(uncommitted(LayerKind::Staged, index.clone()));
         }
         if opts.unstaged {
-            let work = work_tree(&repo, &index, &mut imported)?;
+            let work = work_tree(&repo, &index, &limit, &mut imported)?;
             sources.push(uncommitted(LayerKind::Unstaged, work));
         }
     }
@@ -371,8 +398,12 @@ fn committed(
     repo: &Repository,
     kind: LayerKind,
     commit: Oid,
+    limit: &ReadLimit<'_>,
     imported: &mut Imported,
 ) -> Result<Source> {
+    let odb = repo
+        .odb()
+        .map_err(|e| Error::git("open the object database", e))?;
     let commit_obj = repo
         .find_commit(commit)
         .map_err(|e| Error::git("find a commit", e))?;
@@ -403,13 +434,15 @@ fn committed(
             return git2::TreeWalkResult::Ok;
         }
         let mode = mode_of(entry.filemode() as u32).unwrap_or(Mode::Plain);
-        match repo.find_blob(entry.id()) {
-            Ok(blob) => {
+        match read_blob(repo, &odb, entry.id(), limit.of(&path)) {
+            Ok((content, size)) => {
                 files.insert(
                     path,
                     Entry {
-                        content: blob.content().to_vec(),
+                        content,
                         mode,
+                        size,
+                        blob: entry.id(),
                     },
                 );
                 git2::TreeWalkResult::Ok
@@ -444,17 +477,31 @@ fn uncommitted(kind: LayerKind, files: Tree) -> Source {
 }
 
 fn source_tree_of(files: &Tree) -> String {
-    gittree::source_tree_id(
-        files
-            .iter()
-            .map(|(p, e)| (p.as_str(), e.content.as_slice())),
-    )
-    .to_string()
+    gittree::source_tree_id_of_blobs(files.iter().map(|(p, e)| (p.as_str(), e.blob))).to_string()
+}
+
+/// A blob's content and size, its content only when its size (from the object's header, read
+/// first) is within `limit`.
+fn read_blob(
+    repo: &Repository,
+    odb: &git2::Odb<'_>,
+    id: Oid,
+    limit: u64,
+) -> std::result::Result<(Vec<u8>, u64), git2::Error> {
+    let (size, _) = odb.read_header(id)?;
+    let size = size as u64;
+    if size > limit {
+        return Ok((Vec::new(), size));
+    }
+    Ok((repo.find_blob(id)?.content().to_vec(), size))
 }
 
 /// The files of the index (stage 0); a conflicted index is refused.
-fn index_tree(repo: &Repository, imported: &mut Imported) -> Result<Tree> {
+fn index_tree(repo: &Repository, limit: &ReadLimit<'_>, imported: &mut Imported) -> Result<Tree> {
     let index = repo.index().map_err(|e| Error::git("read the index", e))?;
+    let odb = repo
+        .odb()
+        .map_err(|e| Error::git("open the object database", e))?;
     let mut files = Tree::new();
     for entry in index.iter() {
         let path = String::from_utf8_lossy(&entry.path).into_owned();
@@ -476,14 +523,15 @@ fn index_tree(repo: &Repository, imported: &mut Imported) -> Result<Tree> {
                 .push((path, "a submodule: fixtures hold files only".into()));
             continue;
         };
-        let blob = repo
-            .find_blob(entry.id)
+        let (content, size) = read_blob(repo, &odb, entry.id, limit.of(&path))
             .map_err(|e| Error::git(format!("read the staged {path}"), e))?;
         files.insert(
             path,
             Entry {
-                content: blob.content().to_vec(),
+                content,
                 mode,
+                size,
+                blob: entry.id,
             },
         );
     }
@@ -492,14 +540,19 @@ fn index_tree(repo: &Repository, imported: &mut Imported) -> Result<Tree> {
 
 /// The work tree as the gate sees it: tracked files as they are on disk (a missing one is
 /// deleted), and untracked files that are not ignored.
-fn work_tree(repo: &Repository, index: &Tree, imported: &mut Imported) -> Result<Tree> {
+fn work_tree(
+    repo: &Repository,
+    index: &Tree,
+    limit: &ReadLimit<'_>,
+    imported: &mut Imported,
+) -> Result<Tree> {
     let workdir = repo
         .workdir()
         .ok_or_else(|| Error::invalid(repo.path(), "the repository has no work tree"))?
         .to_path_buf();
     let mut files = Tree::new();
     for path in index.keys() {
-        if let Some(entry) = read_work_file(&workdir.join(path))? {
+        if let Some(entry) = read_work_file(&workdir.join(path), limit.of(path))? {
             files.insert(path.clone(), entry);
         }
     }
@@ -522,14 +575,18 @@ fn work_tree(repo: &Repository, index: &Tree, imported: &mut Imported) -> Result
             ));
             continue;
         };
-        if let Some(entry) = read_work_file(&workdir.join(path))? {
+        if let Some(entry) = read_work_file(&workdir.join(path), limit.of(path))? {
             files.insert(path.to_owned(), entry);
         }
     }
     Ok(files)
 }
 
-fn read_work_file(abs: &Path) -> Result<Option<Entry>> {
+/// A work-tree file: a link's target, or a regular file's content when its size (fstat on the
+/// open descriptor, opened without following a link or blocking) is within `limit`; over it, only
+/// its blob id, hashed in blocks (`crate::input` reads what is kept). Anything else is skipped.
+fn read_work_file(abs: &Path, limit: u64) -> Result<Option<Entry>> {
+    use crate::input::ReadError;
     use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::PermissionsExt;
     let meta = match std::fs::symlink_metadata(abs) {
@@ -539,21 +596,79 @@ fn read_work_file(abs: &Path) -> Result<Option<Entry>> {
     };
     if meta.file_type().is_symlink() {
         let target = std::fs::read_link(abs).map_err(|e| Error::io("read the link", abs, e))?;
+        let content = target.as_os_str().as_bytes().to_vec();
         return Ok(Some(Entry {
-            content: target.as_os_str().as_bytes().to_vec(),
+            size: content.len() as u64,
+            blob: gittree::blob_id(&content),
+            content,
             mode: Mode::Symlink,
         }));
     }
     if !meta.is_file() {
         return Ok(None);
     }
-    let content = std::fs::read(abs).map_err(|e| Error::io("read", abs, e))?;
     let mode = if meta.permissions().mode() & 0o111 != 0 {
         Mode::Executable
     } else {
         Mode::Plain
     };
-    Ok(Some(Entry { content, mode }))
+    match crate::input::read(abs, limit, crate::input::Links::Refuse) {
+        Ok(content) => Ok(Some(Entry {
+            size: content.len() as u64,
+            blob: gittree::blob_id(&content),
+            content,
+            mode,
+        })),
+        Err(ReadError::TooLarge { .. }) => {
+            let (blob, size) = blob_id_streamed(abs)?;
+            Ok(Some(Entry {
+                content: Vec::new(),
+                mode,
+                size,
+                blob,
+            }))
+        }
+        // Replaced by something else since its kind was read: skipped, as anything not a file.
+        Err(ReadError::Missing | ReadError::Link | ReadError::NotRegular(_)) => Ok(None),
+        Err(ReadError::Io(e)) => Err(Error::io("read", abs, e)),
+    }
+}
+
+/// The git blob id of a regular file, read in blocks (bounded memory, whatever its size).
+fn blob_id_streamed(abs: &Path) -> Result<(Oid, u64)> {
+    use sha1::{Digest, Sha1};
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(abs)
+        .map_err(|e| Error::io("read", abs, e))?;
+    let size = file
+        .metadata()
+        .map_err(|e| Error::io("stat", abs, e))?
+        .len();
+    let mut hasher = Sha1::new();
+    hasher.update(format!("blob {size}\0").as_bytes());
+    let mut block = vec![0u8; 64 * 1024];
+    let mut file = file.take(size);
+    let mut read = 0u64;
+    loop {
+        let n = file
+            .read(&mut block)
+            .map_err(|e| Error::io("read", abs, e))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&block[..n]);
+        read += n as u64;
+    }
+    if read != size {
+        return Err(Error::invalid(abs, "the file changed while it was read"));
+    }
+    Oid::from_bytes(&hasher.finalize())
+        .map(|id| (id, size))
+        .map_err(|e| Error::git("hash a file", e))
 }
 
 /// Why a file is left out, if it is.
@@ -566,10 +681,16 @@ fn refusal(path: &str, entry: &Entry, opts: &ImportOptions, allow: &GlobSet) -> 
             "holds `{{gatebench:` text, which the fixture format reads as a placeholder".into(),
         );
     }
+    let size = entry.size;
+    let largest = crate::corpus::compose::MAX_FILE_BYTES;
+    if size > largest {
+        return Some(format!(
+            "{size} bytes, over the largest file a fixture can hold ({largest} bytes)"
+        ));
+    }
     if allow.is_match(path) {
         return None;
     }
-    let size = entry.content.len() as u64;
     if size > opts.max_file_size {
         return Some(format!(
             "{size} bytes, over the limit of {} (--max-file-size; or --allow it)",

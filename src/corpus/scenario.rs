@@ -502,6 +502,13 @@ impl Default for Thresholds {
 /// The most parallel trials (`--jobs`, `jobs:`): each is a thread with its own stack and
 /// repository; far more than the cores only exhausts memory and file handles.
 pub const MAX_JOBS: usize = 256;
+/// The most trials per fixture (`--trials`, `trials:`): a run holds a record per trial, so a count
+/// far past what any pass^k needs only exhausts memory before the first trial starts.
+pub const MAX_TRIALS: u32 = 1000;
+/// The most rounds per trial (`--max-rounds`, `max_rounds:`).
+pub const MAX_ROUNDS: u32 = 100;
+/// The most re-runs of a trial that ended in `error` or `timeout` (`--retries`, `retries:`).
+pub const MAX_RETRIES: u32 = 10;
 
 /// The longest scenario name, in characters. It is part of every run id (a folder name of at most
 /// 255 bytes, with the time stamp, a matrix pipeline's name of up to 64, a shard and a process id);
@@ -565,14 +572,23 @@ impl Scenario {
                 ));
             }
         }
-        if spec.trials == 0 {
-            return Err(at("trials", "0", "`trials` must be 1 or more".into()));
+        for (key, value, max) in [
+            ("trials", spec.trials, MAX_TRIALS),
+            ("max_rounds", spec.max_rounds, MAX_ROUNDS),
+        ] {
+            if !(1..=max).contains(&value) {
+                return Err(at(
+                    key,
+                    &value.to_string(),
+                    format!("`{key}` must be between 1 and {max}"),
+                ));
+            }
         }
-        if spec.max_rounds == 0 {
+        if spec.retries > MAX_RETRIES {
             return Err(at(
-                "max_rounds",
-                "0",
-                "`max_rounds` must be 1 or more".into(),
+                "retries",
+                &spec.retries.to_string(),
+                format!("`retries` must be between 0 and {MAX_RETRIES}"),
             ));
         }
         check_thresholds(&spec.thresholds).map_err(|(key, message)| at(key, key, message))?;

@@ -1,7 +1,6 @@
 //! Strict YAML loading: unknown keys and wrong types are errors that name the file, line and
 //! column; positions of values found wrong after parsing are looked up in the source text.
 
-use std::io::Read;
 use std::path::Path;
 
 use serde::de::{DeserializeOwned, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -62,56 +61,12 @@ pub fn read_text(path: &Path) -> Result<String> {
     })
 }
 
-/// Reads at most `limit` bytes of a regular file. The file is opened without blocking and its
-/// type checked on the open handle, so a FIFO put in its place is refused rather than waited on.
+/// Reads at most `limit` bytes of a regular file (`crate::input::read`: opened without blocking,
+/// its kind and size checked on the open handle, so a FIFO or a device put in its place is refused
+/// rather than waited on or read without end). A path the user or a fixture names may be a link.
 pub fn read_input(path: &Path, limit: u64) -> Result<Vec<u8>> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let describe = |e: &std::io::Error| match e.kind() {
-        std::io::ErrorKind::NotFound => "the file does not exist".to_owned(),
-        std::io::ErrorKind::PermissionDenied => {
-            "the file cannot be read: permission denied".to_owned()
-        }
-        _ => format!("the file cannot be read: {e}"),
-    };
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| Error::invalid(path, describe(&e)))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| Error::invalid(path, describe(&e)))?;
-    if !meta.is_file() {
-        let kind = if meta.is_dir() {
-            "a folder"
-        } else {
-            "not a regular file (a FIFO, socket or device)"
-        };
-        return Err(Error::invalid(
-            path,
-            format!("{kind}: only regular files are read"),
-        ));
-    }
-    if meta.len() > limit {
-        return Err(Error::invalid(
-            path,
-            format!(
-                "the file is {} bytes; the limit is {limit} bytes",
-                meta.len()
-            ),
-        ));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::invalid(path, describe(&e)))?;
-    if bytes.len() as u64 > limit {
-        return Err(Error::invalid(
-            path,
-            format!("the file is larger than the limit of {limit} bytes"),
-        ));
-    }
-    Ok(bytes)
+    crate::input::read(path, limit, crate::input::Links::Follow)
+        .map_err(|e| Error::invalid(path, e.to_string()))
 }
 
 /// Parses `text` (read from `path`) into `T`.

@@ -2,6 +2,7 @@
 //! missed, newly alarm or were fixed; metric deltas with intervals; convergence and cost deltas.
 //! The ratchet (`ratchet.rs`) judges a run with the same fixture comparison.
 
+use crate::output::escape;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
@@ -568,11 +569,19 @@ pub fn markdown(c: &Comparison) -> String {
     let _ = writeln!(out, "# gatebench compare: {}\n", verdict_line(c));
     let _ = writeln!(
         out,
-        "Base `{}` ({}), new `{}` ({}).\n",
-        c.base_label, c.base_run, c.new_label, c.new_run
+        "Base {} ({}), new {} ({}).\n",
+        escape::markdown_code(&c.base_label),
+        escape::markdown(&c.base_run),
+        escape::markdown_code(&c.new_label),
+        escape::markdown(&c.new_run)
     );
     if let Some((b, n)) = &c.setup_differs {
-        let _ = writeln!(out, "> The runs differ: base {b}; new {n}.\n");
+        let _ = writeln!(
+            out,
+            "> The runs differ: base {}; new {}.\n",
+            escape::markdown(b),
+            escape::markdown(n)
+        );
     }
     if c.changes.is_empty() {
         let _ = writeln!(out, "No fixture changed outcome.\n");
@@ -586,12 +595,12 @@ pub fn markdown(c: &Comparison) -> String {
                 let mark = if kind.is_regression() { "**" } else { "" };
                 let _ = writeln!(
                     out,
-                    "| {mark}{}{mark} | `{}` | {} | {} | {} |",
+                    "| {mark}{}{mark} | {} | {} | {} | {} |",
                     kind.as_str(),
-                    x.fixture,
-                    x.category,
-                    x.base,
-                    x.new
+                    escape::markdown_code(&x.fixture),
+                    escape::markdown(&x.category),
+                    escape::markdown(&x.base),
+                    escape::markdown(&x.new)
                 );
             }
         }
@@ -610,7 +619,7 @@ pub fn markdown(c: &Comparison) -> String {
             ids.len()
         );
         for id in ids {
-            let _ = writeln!(out, "- `{id}`");
+            let _ = writeln!(out, "- {}", escape::markdown_code(id));
         }
         out.push('\n');
     }
@@ -620,7 +629,15 @@ pub fn markdown(c: &Comparison) -> String {
             "## {title}\n\n|  | base | new | delta |\n|---|---|---|---|"
         );
         for r in rows {
-            let _ = writeln!(out, "| {} | {} | {} | {} |", r[0], r[1], r[2], r[3]);
+            // The label may be a category (from a fixture); the rest are computed figures.
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                escape::markdown(&r[0]),
+                r[1],
+                r[2],
+                r[3]
+            );
         }
         out.push('\n');
     }

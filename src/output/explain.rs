@@ -174,7 +174,7 @@ pub fn explain(corpus: &Corpus, id: &str, last: Option<(&str, &RunResults)>) -> 
                         out,
                         "    round 1: {} with {} finding(s)",
                         v.as_str(),
-                        r.findings.len()
+                        r.total()
                     );
                 }
                 None => {
@@ -187,6 +187,9 @@ pub fn explain(corpus: &Corpus, id: &str, last: Option<(&str, &RunResults)>) -> 
             }
             for f in &r.findings {
                 let _ = writeln!(out, "      {}", f.line());
+            }
+            if r.left_out > 0 {
+                let _ = writeln!(out, "      ({} more finding(s) not shown)", r.left_out);
             }
         }
         for m in t.matchers.iter().filter(|m| m.matched_finding.is_none()) {

@@ -332,6 +332,20 @@ pub fn write_to(
     views: &Views,
     linked: bool,
 ) -> std::io::Result<()> {
+    // Every character HTML forbids (controls, noncharacters: a finding's title may hold any) is
+    // replaced on the way out, whatever part of the page it is in.
+    let mut text = crate::output::escape::HtmlText::new(out);
+    write_page(&mut text, results, views, linked)?;
+    text.finish()
+}
+
+/// [`write_to`]'s page, before the characters HTML forbids are replaced.
+fn write_page(
+    out: &mut dyn std::io::Write,
+    results: &RunResults,
+    views: &Views,
+    linked: bool,
+) -> std::io::Result<()> {
     use std::io::Write;
     let m = &results.metrics.overall;
     let outcome_counts: Vec<OutcomeCount> = Outcome::ALL

@@ -54,7 +54,7 @@ fn description(
             (Some(v), _) => lines.push(format!(
                 "round 1: {} with {} finding(s)",
                 v.as_str(),
-                r.findings.len()
+                r.total()
             )),
             (None, Some(e)) => lines.push(format!("round 1: no usable answer: {e}")),
             (None, None) => lines.push("round 1: no usable answer".into()),
@@ -62,6 +62,9 @@ fn description(
         lines.extend(r.findings.iter().map(|f| format!("  {}", f.line())));
         if r.unreadable > 0 {
             lines.push(format!("  ({} finding(s) could not be read)", r.unreadable));
+        }
+        if r.left_out > 0 {
+            lines.push(format!("  ({} more finding(s) not shown)", r.left_out));
         }
     }
     for round in trial.rounds.iter().skip(1) {
@@ -85,20 +88,24 @@ pub fn case(
             let mut status = TestCaseStatus::non_success(kind);
             status
                 .set_type(trial.outcome.as_str())
-                .set_message(format!("{}: {}", trial.outcome.as_str(), trial.reason))
-                .set_description(description(trial, fixture, objects));
+                .set_message(xml(&format!(
+                    "{}: {}",
+                    trial.outcome.as_str(),
+                    trial.reason
+                )))
+                .set_description(xml(&description(trial, fixture, objects)));
             status
         }
     };
-    let mut case = TestCase::new(format!("{} [{}]", trial.fixture, trial.trial), status);
-    case.set_classname(trial.category.clone())
+    let mut case = TestCase::new(xml(&format!("{} [{}]", trial.fixture, trial.trial)), status);
+    case.set_classname(xml(&trial.category))
         .set_time(ms(trial.duration_ms));
     let mut out: Vec<String> = fixture.map(|f| f.description.clone()).into_iter().collect();
     if let Some(dir) = log {
         out.push(format!("trial log: {dir}/ (relative to the run folder)"));
     }
     if !out.is_empty() {
-        case.set_system_out(out.join("\n"));
+        case.set_system_out(xml(&out.join("\n")));
     }
     case
 }
@@ -239,17 +246,29 @@ pub fn threshold_case(t: &crate::score::metrics::ThresholdResult) -> TestCase {
     } else {
         let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
         s.set_type("threshold")
-            .set_message(format!("{}: {} (bar {})", t.name, t.figure, t.bar));
+            .set_message(xml(&format!("{}: {} (bar {})", t.name, t.figure, t.bar)));
         s
     };
-    let mut case = TestCase::new(t.name.clone(), status);
+    let mut case = TestCase::new(xml(&t.name), status);
     case.set_classname("thresholds");
     case
 }
 
-/// Text as quick-junit keeps it (`XmlString`: ANSI escapes and control characters removed).
-fn xml(text: &str) -> quick_junit::XmlString {
-    quick_junit::XmlString::new(text)
+/// Text as it can stand in XML 1.0: quick-junit's `XmlString` removes ANSI escapes and C0
+/// control characters, and this every other character XML 1.0 forbids (U+FFFE, U+FFFF; a lone
+/// surrogate cannot be in a Rust string). Every text a report, a fixture or a scenario supplies
+/// goes through it before it reaches the document, so `junit.xml` is well-formed whatever they hold.
+pub fn xml(text: &str) -> quick_junit::XmlString {
+    let stripped = quick_junit::XmlString::new(text);
+    if stripped.as_str().chars().all(xml_char) {
+        return stripped;
+    }
+    quick_junit::XmlString::new(stripped.as_str().replace(|c| !xml_char(c), ""))
+}
+
+/// Whether XML 1.0 allows `c` in a document (its `Char` production).
+fn xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
 }
 
 fn non_success(status: &TestCaseStatus) -> Option<NonSuccessKind> {
@@ -339,4 +358,127 @@ fn write_case<W: Write>(w: &mut Writer<W>, case: &TestCase) -> io::Result<()> {
         w.write_event(Event::End(BytesEnd::new("system-out")))?;
     }
     w.write_event(Event::End(BytesEnd::new("testcase")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn trial(fixture: &str, category: &str, reason: &str) -> TrialRecord {
+        serde_json::from_value(serde_json::json!({
+            "fixture": fixture, "category": category, "golden": false, "trial": 0,
+            "outcome": "false-pass", "reason": reason, "matchers": [], "rounds": [],
+            "convergence": null, "commits": {}, "materialize_ms": 0, "duration_ms": 0,
+            "work_dir": "", "kept_at": null
+        }))
+        .unwrap()
+    }
+
+    fn info(id: &str, category: &str, description: &str) -> FixtureInfo {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "category": category, "description": description, "golden": "g",
+            "expected_verdict": "fail", "expected_findings": [], "expected_rounds": null,
+            "content_hash": ""
+        }))
+        .unwrap()
+    }
+
+    /// Parses `xml` to its end with quick-xml: an error is a document that is not well-formed
+    /// (or holds a character XML 1.0 forbids, which quick-xml's unescaping and our check below
+    /// catch).
+    fn well_formed(xml: &str) -> std::result::Result<(), String> {
+        if let Some(c) = xml.chars().find(|c| !xml_char(*c)) {
+            return Err(format!("U+{:04X} is not an XML 1.0 character", c as u32));
+        }
+        let mut reader = quick_xml::Reader::from_str(xml);
+        let mut depth = 0i32;
+        loop {
+            match reader.read_event() {
+                Ok(Event::Eof) => break,
+                Ok(Event::Start(e)) => {
+                    depth += 1;
+                    for a in e.attributes() {
+                        let a = a.map_err(|e| e.to_string())?;
+                        a.normalized_value(quick_xml::XmlVersion::Explicit1_0)
+                            .map_err(|e| e.to_string())?;
+                    }
+                }
+                Ok(Event::Empty(e)) => {
+                    for a in e.attributes() {
+                        let a = a.map_err(|e| e.to_string())?;
+                        a.normalized_value(quick_xml::XmlVersion::Explicit1_0)
+                            .map_err(|e| e.to_string())?;
+                    }
+                }
+                Ok(Event::End(_)) => depth -= 1,
+                Ok(Event::Text(t)) => {
+                    t.decode().map_err(|e| e.to_string())?;
+                }
+                Ok(_) => {}
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        (depth == 0)
+            .then_some(())
+            .ok_or_else(|| "unbalanced".to_owned())
+    }
+
+    /// One suite holding one case, written as `write_to` writes them, from texts others supply.
+    fn document(fixture: &str, category: &str, reason: &str, description: &str) -> String {
+        let t = trial(fixture, category, reason);
+        let f = info(fixture, category, description);
+        let case = case(&t, Some(&f), Some(format!("trials/{fixture}")), None);
+        let mut out = Vec::new();
+        let mut w = Writer::new_with_indent(&mut out, b' ', 4);
+        w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))
+            .unwrap();
+        let counts = Counts {
+            tests: 1,
+            failures: 1,
+            ..Counts::default()
+        };
+        write_suite_start(&mut w, category, &counts, false).unwrap();
+        write_case(&mut w, &case).unwrap();
+        w.write_event(Event::End(BytesEnd::new("testsuite")))
+            .unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn the_characters_xml_forbids_are_dropped() {
+        // Was: U+FFFE and U+FFFF passed quick-junit's filter and made junit.xml not well-formed.
+        let xml = document("f", "cat\u{FFFF}", "title \u{FFFE}\u{1}\u{1b}[2J", "d\u{0}");
+        well_formed(&xml).unwrap();
+        assert!(xml.contains("name=\"cat\""), "{xml}");
+    }
+
+    /// Any text, with the characters that break XML (controls, noncharacters, markup) common.
+    fn text() -> impl Strategy<Value = String> {
+        let c = prop_oneof![
+            4 => any::<char>(),
+            1 => Just('\u{FFFE}'),
+            1 => Just('\u{FFFF}'),
+            1 => proptest::char::range('\u{0}', '\u{1f}'),
+            1 => proptest::char::range('\u{7f}', '\u{9f}'),
+            1 => prop::sample::select(vec!['<', '>', '&', '"', '\'', ']']),
+        ];
+        prop::collection::vec(c, 0..40).prop_map(String::from_iter)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        /// Whatever a report, a fixture or a scenario holds (any Unicode scalar values, controls
+        /// and noncharacters included), junit.xml is well-formed.
+        #[test]
+        fn junit_xml_is_well_formed_whatever_the_texts(
+            fixture in text(),
+            category in text(),
+            reason in text(),
+            description in text(),
+        ) {
+            let xml = document(&fixture, &category, &reason, &description);
+            prop_assert!(well_formed(&xml).is_ok(), "{:?}\n{}", well_formed(&xml), xml);
+        }
+    }
 }

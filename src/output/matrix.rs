@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use minijinja::Environment;
 use quick_junit::{Report, TestSuite};
+
+use crate::output::escape;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -267,7 +269,7 @@ fn summary_named<'a>(pipelines: &'a [PipelineSummary], name: &str) -> &'a Pipeli
 
 /// Reads a `matrix.json`.
 pub fn read(path: &Path) -> Result<MatrixResults> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io("read", path, e))?;
+    let text = crate::corpus::yaml::read_text(path)?;
     serde_json::from_str(&text).map_err(|e| {
         Error::invalid_at(
             path,
@@ -422,18 +424,27 @@ fn text_table(out: &mut String, (head, rows): &Table) {
 }
 
 fn markdown_table(out: &mut String, (head, rows): &Table) {
-    let cell = |c: &String| c.replace('|', "\\|");
+    let cell = |c: &String| escape::markdown(c);
     let _ = writeln!(
         out,
         "| {} |",
         head.iter().map(cell).collect::<Vec<_>>().join(" | ")
     );
     let _ = writeln!(out, "|{}", "---|".repeat(head.len()));
+    // A row's first cell names a category or a kind (from fixtures), the rest are figures.
     for r in rows {
         let _ = writeln!(
             out,
             "| {} |",
-            r.iter().map(cell).collect::<Vec<_>>().join(" | ")
+            r.iter()
+                .enumerate()
+                .map(|(i, c)| if i == 0 {
+                    cell(c)
+                } else {
+                    c.replace('|', "\\|")
+                })
+                .collect::<Vec<_>>()
+                .join(" | ")
         );
     }
     out.push('\n');
@@ -513,7 +524,7 @@ pub fn markdown(m: &MatrixResults) -> String {
     let _ = writeln!(
         out,
         "# gatebench matrix: {} ({})\n",
-        m.scenario,
+        escape::markdown(&m.scenario),
         if all_met {
             "all thresholds met"
         } else {
@@ -529,15 +540,22 @@ pub fn markdown(m: &MatrixResults) -> String {
     for p in &m.pipelines {
         let _ = writeln!(
             out,
-            "- **{}** (`{}`, [{}]({}/summary.md)): {}",
-            p.name,
-            p.pipeline,
-            p.dir,
-            p.dir,
+            "- **{}** ({}, [{}](<{}/summary.md>)): {}",
+            escape::markdown(&p.name),
+            escape::markdown_code(&p.pipeline),
+            escape::markdown(&p.dir),
+            p.dir
+                .replace(|c: char| c == '<' || c == '>' || c.is_control(), ""),
             verdict(p)
         );
         for t in p.thresholds.iter().filter(|t| !t.met) {
-            let _ = writeln!(out, "  - **{}**: {} (bar {})", t.name, t.figure, t.bar);
+            let _ = writeln!(
+                out,
+                "  - **{}**: {} (bar {})",
+                escape::markdown(&t.name),
+                escape::markdown(&t.figure),
+                escape::markdown(&t.bar)
+            );
         }
     }
     let _ = writeln!(
@@ -561,7 +579,12 @@ pub fn markdown(m: &MatrixResults) -> String {
         );
     }
     for pair in &m.pairs {
-        let _ = writeln!(out, "## {} against {}\n", pair.new, pair.base);
+        let _ = writeln!(
+            out,
+            "## {} against {}\n",
+            escape::markdown(&pair.new),
+            escape::markdown(&pair.base)
+        );
         if pair.fixtures.is_empty() {
             let _ = writeln!(out, "They agree on every fixture.\n");
             continue;
@@ -569,17 +592,18 @@ pub fn markdown(m: &MatrixResults) -> String {
         let _ = writeln!(
             out,
             "| change | fixture | category | {} | {} |\n|---|---|---|---|---|",
-            pair.base, pair.new
+            escape::markdown(&pair.base),
+            escape::markdown(&pair.new)
         );
         for c in &pair.fixtures {
             let _ = writeln!(
                 out,
-                "| {} | `{}` | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} |",
                 c.kind.as_str(),
-                c.fixture,
-                c.category,
-                c.base,
-                c.new
+                escape::markdown_code(&c.fixture),
+                escape::markdown(&c.category),
+                escape::markdown(&c.base),
+                escape::markdown(&c.new)
             );
         }
         out.push('\n');
@@ -590,10 +614,10 @@ pub fn markdown(m: &MatrixResults) -> String {
 /// `junit.xml`: one test suite per pipeline (a case per fixture trial, `classname`
 /// `<pipeline>.<category>`, then one per threshold), so a CI viewer shows the pipelines apart.
 pub fn junit(m: &MatrixResults, runs: &[(String, &RunResults)], linked: bool) -> Report {
-    let mut report = Report::new(format!("gatebench {}", m.scenario));
+    let mut report = Report::new(junit::xml(&format!("gatebench {}", m.scenario)));
     report.set_time(Duration::from_millis(m.duration_ms));
     for (name, results) in runs {
-        let mut suite = TestSuite::new(name.clone());
+        let mut suite = TestSuite::new(junit::xml(name));
         suite.set_time(Duration::from_millis(results.duration_ms));
         for t in &results.trials {
             let log = linked.then(|| {
@@ -609,12 +633,12 @@ pub fn junit(m: &MatrixResults, runs: &[(String, &RunResults)], linked: bool) ->
                 log,
                 results.objects.as_ref(),
             );
-            case.set_classname(format!("{name}.{}", t.category));
+            case.set_classname(junit::xml(&format!("{name}.{}", t.category)));
             suite.add_test_case(case);
         }
         for t in &results.thresholds {
             let mut case = crate::output::junit::threshold_case(t);
-            case.set_classname(format!("{name}.thresholds"));
+            case.set_classname(junit::xml(&format!("{name}.thresholds")));
             suite.add_test_case(case);
         }
         report.add_test_suite(suite);
@@ -727,7 +751,10 @@ pub fn write_all(
     atomic::write_atomic_with(&dir.join("junit.xml"), |w| {
         report.serialize(w).map_err(std::io::Error::other)
     })?;
-    atomic::write_atomic(&dir.join("report.html"), html(m)?.as_bytes())
+    atomic::write_atomic(
+        &dir.join("report.html"),
+        escape::html_text(&html(m)?).as_bytes(),
+    )
 }
 
 /// Appends the matrix's Markdown summary to the file GitHub Actions names in

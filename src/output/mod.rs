@@ -3,6 +3,7 @@
 
 pub mod atomic;
 pub mod compare;
+pub mod escape;
 pub mod explain;
 pub mod html;
 pub mod junit;

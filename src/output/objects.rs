@@ -60,7 +60,14 @@ impl Store {
     pub fn get<T: DeserializeOwned>(&self, hash: &str) -> Result<T> {
         let path = self.path_of(hash)?;
         // A missing or unreadable object is a results file that cannot be used: bad input.
-        let bytes = std::fs::read(&path).map_err(|e| {
+        // Read as every file from outside is (`crate::input`): a stored object is a report or a
+        // process record, bounded as a results file is.
+        let bytes = crate::input::read(
+            &path,
+            crate::corpus::yaml::MAX_JSON_BYTES,
+            crate::input::Links::Refuse,
+        )
+        .map_err(|e| {
             Error::invalid(
                 &path,
                 format!("a stored object the results name cannot be read: {e}"),

@@ -510,7 +510,11 @@ pub fn markdown(results: &RunResults) -> String {
     } else {
         "thresholds broken"
     };
-    let _ = writeln!(out, "# gatebench: {} ({verdict})\n", results.scenario.name);
+    let _ = writeln!(
+        out,
+        "# gatebench: {} ({verdict})\n",
+        md(&results.scenario.name)
+    );
     // Broken thresholds first: they are why a check is red.
     if !broken.is_empty() {
         let _ = writeln!(out, "## Broken thresholds\n");
@@ -518,14 +522,20 @@ pub fn markdown(results: &RunResults) -> String {
             let _ = writeln!(
                 out,
                 "- **{}**: {} (bar {}, exit {})",
-                t.name, t.figure, t.bar, t.exit_code
+                md(&t.name),
+                md(&t.figure),
+                md(&t.bar),
+                t.exit_code
             );
         }
         out.push('\n');
     }
     let mut setup = format!(
-        "Pipeline `{}`, {} fixtures x {} trial(s), exit code {}",
-        results.pipeline, m.fixtures, results.trial_count, results.exit_code
+        "Pipeline {}, {} fixtures x {} trial(s), exit code {}",
+        code(&results.pipeline),
+        m.fixtures,
+        results.trial_count,
+        results.exit_code
     );
     if let Some(shard) = &results.shard {
         setup.push_str(&format!(", shard {}/{}", shard.index, shard.count));
@@ -545,19 +555,19 @@ pub fn markdown(results: &RunResults) -> String {
     {
         let _ = writeln!(
             out,
-            "## Regressions against the baseline ({})\n\nBaseline `{}`.\n",
+            "## Regressions against the baseline ({})\n\nBaseline {}.\n",
             ratchet.regressions.len(),
-            ratchet.baseline
+            code(&ratchet.baseline)
         );
         for r in &ratchet.regressions {
             let _ = writeln!(
                 out,
-                "- `{}` ({}): {}, {} -> {}",
-                r.fixture,
-                r.category,
+                "- {} ({}): {}, {} -> {}",
+                code(&r.fixture),
+                md(&r.category),
                 r.kind.as_str(),
-                r.base,
-                r.new
+                md(&r.base),
+                md(&r.new)
             );
         }
         out.push('\n');
@@ -582,7 +592,7 @@ pub fn markdown(results: &RunResults) -> String {
                 } else {
                     String::new()
                 };
-                let _ = writeln!(out, "- `{}`{trial}: {}", t.fixture, t.reason);
+                let _ = writeln!(out, "- {}{trial}: {}", code(&t.fixture), md(&t.reason));
             }
             out.push('\n');
         }
@@ -592,7 +602,7 @@ pub fn markdown(results: &RunResults) -> String {
     let _ = writeln!(out, "| {} |", head.join(" | "));
     let _ = writeln!(out, "|{}", "---|".repeat(head.len()));
     for r in table_rows(results) {
-        let _ = writeln!(out, "| {} |", r.join(" | "));
+        let _ = writeln!(out, "| {} |", cells(&r));
     }
     if m.ground_truth.localization.is_some() {
         let _ = writeln!(
@@ -609,7 +619,7 @@ pub fn markdown(results: &RunResults) -> String {
             let _ = writeln!(out, "| {} |", rows[0].join(" | "));
             let _ = writeln!(out, "|{}", "---|".repeat(rows[0].len()));
             for r in &rows[1..] {
-                let _ = writeln!(out, "| {} |", r.join(" | "));
+                let _ = writeln!(out, "| {} |", cells(r));
             }
             out.push('\n');
         }
@@ -630,14 +640,14 @@ pub fn markdown(results: &RunResults) -> String {
             let _ = writeln!(out, "| {} |", per_category[0].join(" | "));
             let _ = writeln!(out, "|{}", "---|".repeat(per_category[0].len()));
             for r in &per_category[1..] {
-                let _ = writeln!(out, "| {} |", r.join(" | "));
+                let _ = writeln!(out, "| {} |", cells(r));
             }
         }
         let conv = convergence_lines(results);
         if !conv.is_empty() {
             let _ = writeln!(out, "\nOff expectation:\n");
             for line in conv {
-                let _ = writeln!(out, "- {line}");
+                let _ = writeln!(out, "- {}", md(&line));
             }
         }
     }
@@ -654,7 +664,7 @@ pub fn markdown(results: &RunResults) -> String {
         if !list.is_empty() {
             let _ = writeln!(out, "\n## {title} ({})\n", list.len());
             for line in list {
-                let _ = writeln!(out, "- `{}`", line.replace('`', "'"));
+                let _ = writeln!(out, "- {}", code(&line));
             }
         }
     }
@@ -662,7 +672,7 @@ pub fn markdown(results: &RunResults) -> String {
     if !lines.is_empty() {
         let _ = writeln!(out, "\n## Trials, cost and cache\n");
         for line in lines {
-            let _ = writeln!(out, "- {line}");
+            let _ = writeln!(out, "- {}", md(&line));
         }
     }
     let _ = writeln!(
@@ -673,9 +683,9 @@ pub fn markdown(results: &RunResults) -> String {
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} |",
-            t.name,
-            t.figure,
-            t.bar,
+            md(&t.name),
+            md(&t.figure),
+            md(&t.bar),
             if t.met { "yes" } else { "**no**" }
         );
     }
@@ -684,4 +694,24 @@ pub fn markdown(results: &RunResults) -> String {
         out.push_str(&crate::score::mutation::markdown(mutation));
     }
     out
+}
+
+/// Text others wrote, as Markdown text (`escape::markdown`).
+fn md(text: &str) -> String {
+    crate::output::escape::markdown(text)
+}
+
+/// Text others wrote, as a Markdown code span (`escape::markdown_code`).
+fn code(text: &str) -> String {
+    crate::output::escape::markdown_code(text)
+}
+
+/// A table row's cells: the first (a category or a kind, from a fixture) escaped, so it cannot
+/// add a cell or a line; the rest are figures gatebench computed.
+fn cells(row: &[String]) -> String {
+    row.iter()
+        .enumerate()
+        .map(|(i, c)| if i == 0 { md(c) } else { c.clone() })
+        .collect::<Vec<_>>()
+        .join(" | ")
 }

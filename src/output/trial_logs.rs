@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::corpus::fixture::LocusEntry;
 use crate::corpus::{Corpus, Fixture};
 use crate::error::{Error, Result};
+use crate::output::reported::shown;
 use crate::output::results::RunResults;
 use crate::output::spool::{Record, Records, Spool};
 use crate::score::locus;
@@ -169,6 +170,8 @@ pub struct RoundView {
     pub findings: Vec<FindingView>,
     /// Findings in the report that could not be read as findings.
     pub unreadable: usize,
+    /// Findings past the first `reported::MAX_SHOWN_FINDINGS`, not shown.
+    pub left_out: usize,
     /// The diff of the scripted fix committed after this round, if one was.
     pub fix_diff: Option<String>,
     /// The external fixer's status after this round, if one ran.
@@ -184,21 +187,21 @@ pub fn rounds_view(trial: &TrialRecord, view: Option<&FixtureView>) -> Vec<Round
         .map(|r| {
             let mut findings = Vec::new();
             let mut unreadable = 0;
-            let list = r
+            let listed = r
                 .report
                 .as_ref()
-                .and_then(|v| v.get("findings"))
-                .and_then(|f| f.as_array());
-            for value in list.into_iter().flatten() {
-                match serde_json::from_value::<Finding>(value.clone()) {
+                .map(crate::output::reported::Shown::of)
+                .unwrap_or_default();
+            for value in listed.first {
+                match serde_json::from_value::<Finding>(value) {
                     Ok(f) => findings.push(FindingView {
                         severity: f.severity,
                         at_locus: locus::at_locus(&f, locus),
-                        title: f.title,
-                        validator: f.validator,
+                        title: shown(&f.title),
+                        validator: f.validator.as_deref().map(shown),
                         location: f.location.map(|l| match l.line {
-                            Some(line) => format!("{}:{line}", l.path),
-                            None => l.path,
+                            Some(line) => shown(&format!("{}:{line}", l.path)),
+                            None => shown(&l.path),
                         }),
                     }),
                     Err(_) => unreadable += 1,
@@ -220,6 +223,7 @@ pub fn rounds_view(trial: &TrialRecord, view: Option<&FixtureView>) -> Vec<Round
                 duration_ms: r.duration_ms,
                 findings,
                 unreadable,
+                left_out: listed.more,
                 fix_diff,
                 fixer: r.fixer.as_ref().map(|p| p.status_text()),
             }

@@ -236,7 +236,23 @@ impl Pipeline for InProcess {
             sandbox_commands: true,
             pinned: Some(input.pinned.clone()),
         };
-        let report = (self.gate)(input.work_dir, &options);
+        // A read or write the machine refused inside the gate (no space, a file size limit, too
+        // many open files, no memory) makes the round an error: the verdict the gate gave then
+        // would be the machine's (a full disk made a golden a false alarm; too few descriptors
+        // turned FAILs into BLOCKED).
+        let (report, faults) =
+            gatebench_gate::fault::collect(|| (self.gate)(input.work_dir, &options));
+        if let Some(first) = faults.first() {
+            return RoundRun {
+                output: RoundOutput::Error(format!(
+                    "the machine failed the built-in gate ({} environment fault(s)), so its \
+                     verdict is not the repository's: {first}",
+                    faults.len()
+                )),
+                process: None,
+                report_file: None,
+            };
+        }
         let output = match serde_json::to_value(&report) {
             Ok(value) => match gatebench_report::check::check_value(value) {
                 Ok((report, value)) => RoundOutput::Report(Box::new(report), value),
@@ -288,5 +304,108 @@ mod tests {
             Some(Kind::LedgerMalformed)
         );
         assert_eq!(map.kind_of(&finding("no-such-check", "x")), None);
+    }
+
+    /// In a child process (the test binary run again for this one test): materializes the loop
+    /// golden `loop-wordcount`, then lowers a limit (`nofile`: no descriptor left to open;
+    /// `fsize`: no byte may be written, SIGXFSZ ignored so a write fails with EFBIG) and runs
+    /// the built-in gate's round, printing what it came to.
+    fn child_round(fault: &str) {
+        let corpus =
+            crate::corpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")).unwrap();
+        let fixture = corpus.get("loop-wordcount").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let m = crate::repo::materialize::materialize(fixture, &dir.path().join("r")).unwrap();
+        let pipeline = crate::pipeline::select::from_spec(
+            &crate::corpus::scenario::PipelineSpec::Builtin,
+            Path::new("."),
+        );
+        let input = RoundInput {
+            work_dir: &m.work_dir,
+            repo_dir: &m.repo_dir,
+            case_id: "c",
+            round: 1,
+            trial: 0,
+            base_ref: "main",
+            scratch_dir: scratch.path(),
+            pinned: &m.pinned,
+        };
+        // SAFETY: setrlimit and signal on this process, which only runs this test.
+        unsafe {
+            match fault {
+                "nofile" => {
+                    // The lowest descriptor not open: every one below it is, so none is left.
+                    let lowest = (0..1024).find(|fd| libc::fcntl(*fd, libc::F_GETFD) == -1);
+                    let n = lowest.unwrap() as libc::rlim_t;
+                    let mut limit: libc::rlimit = std::mem::zeroed();
+                    assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit), 0);
+                    limit.rlim_cur = n;
+                    assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &limit), 0);
+                }
+                "fsize" => {
+                    libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                    let mut limit: libc::rlimit = std::mem::zeroed();
+                    assert_eq!(libc::getrlimit(libc::RLIMIT_FSIZE, &mut limit), 0);
+                    limit.rlim_cur = 0;
+                    assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &limit), 0);
+                }
+                _ => unreachable!(),
+            }
+        }
+        let out = match pipeline.run_round(&input).output {
+            RoundOutput::Error(e) => format!("error: {e}"),
+            RoundOutput::Timeout(e) => format!("timeout: {e}"),
+            RoundOutput::Report(r, _) => format!(
+                "verdict: {:?} {:?}",
+                r.overall,
+                r.findings
+                    .iter()
+                    .map(|f| &f.description)
+                    .collect::<Vec<_>>()
+            ),
+        };
+        // Written whole with one system call: no file is opened, no descriptor needed.
+        let line = format!("ROUND {out}\n");
+        unsafe { libc::write(1, line.as_ptr().cast(), line.len()) };
+    }
+
+    /// A fault of the machine inside a built-in round (too few file descriptors, a file size limit
+    /// standing for a full disk) is the round's error, never a verdict: on main the first gave
+    /// BLOCKED (an omission "caught") and the second FAIL on a golden (a false alarm).
+    #[test]
+    fn a_machine_fault_inside_the_builtin_gate_is_an_error_not_a_verdict() {
+        if let Ok(fault) = std::env::var("GATEBENCH_TEST_FAULT") {
+            child_round(&fault);
+            return;
+        }
+        for fault in ["nofile", "fsize"] {
+            let out = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--exact",
+                    "pipeline::builtin::tests::a_machine_fault_inside_the_builtin_gate_is_an_error_not_a_verdict",
+                    "--nocapture",
+                    "--test-threads",
+                    "1",
+                ])
+                .env("GATEBENCH_TEST_FAULT", fault)
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            // The test harness's "test ... " may stand before it on its line.
+            let line = stdout
+                .lines()
+                .find_map(|l| l.find("ROUND ").map(|at| &l[at..]))
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{fault}: {stdout}\n{}",
+                        String::from_utf8_lossy(&out.stderr)
+                    )
+                });
+            assert!(
+                line.starts_with("ROUND error: the machine failed the built-in gate"),
+                "{fault}: {line}"
+            );
+        }
     }
 }

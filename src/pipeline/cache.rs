@@ -86,7 +86,12 @@ impl Cache {
             return None;
         }
         let key = self.key(fixture, trial).ok()?;
-        let bytes = std::fs::read(self.path(&key)).ok()?;
+        let bytes = crate::input::read(
+            &self.path(&key),
+            crate::corpus::yaml::MAX_JSON_BYTES,
+            crate::input::Links::Refuse,
+        )
+        .ok()?;
         let entry: Entry = serde_json::from_slice(&bytes).ok()?;
         (entry.format == FORMAT && entry.key == key && entry.record.fixture == fixture.id)
             .then_some(entry.record)

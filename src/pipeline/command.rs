@@ -3,7 +3,6 @@
 //! v1 read back and checked; and its optional fixer. The protocol is in the README ("External
 //! pipelines").
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -25,6 +24,10 @@ pub const INHERITED: [&str; 6] = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDI
 
 /// A report larger than this is not read (an error): no verifier needs 64 MiB to say FAIL.
 const MAX_REPORT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A fixer's `$GATEBENCH_FIX_COST` file larger than this is not read (the fixer's error): a cost
+/// object is a few numbers.
+const MAX_COST_BYTES: u64 = 64 * 1024;
 
 /// One command line, resolved.
 #[derive(Debug, Clone)]
@@ -418,47 +421,36 @@ enum ReportFile {
     Bytes(Vec<u8>),
 }
 
-/// Reads the report, only when it is a regular file: opened without following a symbolic link
-/// and without blocking (a FIFO left at the path would otherwise block the open forever), then
-/// checked with fstat on the open descriptor before a byte is read, and read up to a bound.
-fn read_report(path: &Path) -> ReportFile {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = match std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-    {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return ReportFile::Missing,
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-            return ReportFile::Unreadable("the report path is a symbolic link".into())
-        }
-        Err(e) => return ReportFile::Unreadable(format!("the report could not be read: {e}")),
-    };
-    match file.metadata() {
-        Ok(m) if m.is_file() => {}
-        Ok(_) => {
-            return ReportFile::Unreadable(
-                "the report path is not a regular file (a FIFO, a device, a socket or a folder)"
-                    .into(),
-            )
-        }
-        Err(e) => return ReportFile::Unreadable(format!("the report could not be read: {e}")),
-    }
-    let mut bytes = Vec::new();
-    match file.take(MAX_REPORT_BYTES + 1).read_to_end(&mut bytes) {
-        Ok(n) if n as u64 > MAX_REPORT_BYTES => ReportFile::Unreadable(format!(
+/// Reads the report at `rel` below the trial's scratch folder `root` (`crate::input::read_beneath`,
+/// as every file from outside is read): only a regular file, no symbolic link followed on the way,
+/// opened without blocking (a FIFO left at the path would otherwise block the open forever), its
+/// kind and size checked on the open descriptor before a byte is read, and read up to a bound.
+fn read_report(root: &Path, rel: &Path) -> ReportFile {
+    use crate::input::ReadError;
+    match crate::input::read_beneath(root, rel, MAX_REPORT_BYTES) {
+        Ok(bytes) => ReportFile::Bytes(bytes),
+        Err(ReadError::Missing) => ReportFile::Missing,
+        Err(ReadError::Link) => ReportFile::Unreadable("the report path is a symbolic link".into()),
+        Err(ReadError::NotRegular(_)) => ReportFile::Unreadable(
+            "the report path is not a regular file (a FIFO, a device, a socket or a folder)".into(),
+        ),
+        Err(ReadError::TooLarge { .. }) => ReportFile::Unreadable(format!(
             "the report is larger than {} MiB",
             MAX_REPORT_BYTES / (1024 * 1024)
         )),
-        Ok(_) => ReportFile::Bytes(bytes),
-        Err(e) => ReportFile::Unreadable(format!("the report could not be read: {e}")),
+        Err(ReadError::Io(e)) => {
+            ReportFile::Unreadable(format!("the report could not be read: {e}"))
+        }
     }
 }
 
 /// What a finished verifier process and the report it left come to. A report is read only from a
 /// command that exited by itself (any code: many verifiers exit non-zero on FAIL).
-pub fn interpret(process: &ProcessRecord, report: &Path, timeout: Duration) -> RoundOutput {
+pub fn interpret(
+    process: &ProcessRecord,
+    (root, report): (&Path, &Path),
+    timeout: Duration,
+) -> RoundOutput {
     if let Some(e) = &process.spawn_error {
         return RoundOutput::Error(format!("the command could not be started: {e}"));
     }
@@ -472,7 +464,7 @@ pub fn interpret(process: &ProcessRecord, report: &Path, timeout: Duration) -> R
     let Some(code) = process.exit_code else {
         return RoundOutput::Error(format!("the command {}", process.status_text()));
     };
-    match read_report(report) {
+    match read_report(root, report) {
         ReportFile::Missing if code == 0 => RoundOutput::Error(
             "the command exited 0 but wrote no report at $GATEBENCH_REPORT".into(),
         ),
@@ -505,7 +497,8 @@ impl Pipeline for CommandPipeline {
     }
 
     fn run_round(&self, input: &RoundInput<'_>) -> RoundRun {
-        let dir = input.scratch_dir.join(format!("round-{}", input.round));
+        let round = format!("round-{}", input.round);
+        let dir = input.scratch_dir.join(&round);
         if let Err(reason) = fresh_dir(&dir) {
             return RoundRun {
                 output: RoundOutput::Error(reason),
@@ -535,7 +528,11 @@ impl Pipeline for CommandPipeline {
             &isolation,
         );
         RoundRun {
-            output: interpret(&process, &report, self.verifier.timeout),
+            output: interpret(
+                &process,
+                (input.scratch_dir, &Path::new(&round).join("report.json")),
+                self.verifier.timeout,
+            ),
             process: Some(process),
             report_file: Some(report),
         }
@@ -547,10 +544,8 @@ impl Pipeline for CommandPipeline {
 
     fn run_fixer(&self, input: &FixInput<'_>) -> Option<FixRun> {
         let fixer = self.fixer.as_ref()?;
-        let dir = input
-            .round
-            .scratch_dir
-            .join(format!("fix-after-round-{}", input.round.round));
+        let folder = format!("fix-after-round-{}", input.round.round);
+        let dir = input.round.scratch_dir.join(&folder);
         let cost_file = dir.join("cost.json");
         let mut setup = fresh_dir(&dir);
         let mut env = self.env(
@@ -590,7 +585,15 @@ impl Pipeline for CommandPipeline {
         } else if process.exit_code != Some(0) {
             error = Some(format!("the fixer {}", process.status_text()));
         }
-        let cost = match std::fs::read(&cost_file) {
+        // Read as the report is: a FIFO, a device, a link (at the file or a folder on the way) or
+        // a file over the bound is the fixer's error, never a hang, a read without end or a
+        // file outside the sandbox.
+        use crate::input::ReadError;
+        let cost = match crate::input::read_beneath(
+            input.round.scratch_dir,
+            &Path::new(&folder).join("cost.json"),
+            MAX_COST_BYTES,
+        ) {
             Ok(bytes) => match serde_json::from_slice::<Cost>(&bytes) {
                 Ok(cost) => Some(cost),
                 Err(e) => {
@@ -600,7 +603,13 @@ impl Pipeline for CommandPipeline {
                     None
                 }
             },
-            Err(_) => None,
+            Err(ReadError::Missing) => None,
+            Err(e) => {
+                error.get_or_insert(format!(
+                    "the fixer's $GATEBENCH_FIX_COST file was not read: {e}"
+                ));
+                None
+            }
         };
         Some(FixRun {
             process,

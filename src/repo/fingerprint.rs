@@ -105,10 +105,14 @@ impl Fingerprinter {
 
     /// `.git`'s entries (keys `.git/<path>`), read from the disk whatever the fingerprint; whether
     /// libgit2 may read it (no link, FIFO, socket or device in it).
-    fn git_entries(&self, entries: &mut BTreeMap<String, String>) -> Result<bool, String> {
+    fn git_entries(
+        &self,
+        entries: &mut BTreeMap<String, String>,
+        budget: &Budget,
+    ) -> Result<bool, String> {
         let mut block = vec![0u8; 64 * 1024];
         match crate::repo::remove::open_dir(rustix::fs::CWD, self.root.join(".git")) {
-            Ok(dir) => walk_git(dir, ".git", entries, &mut block, &self.objects),
+            Ok(dir) => walk_git(dir, ".git", entries, &mut block, &self.objects, budget),
             Err(e) => {
                 let what = match rustix::fs::readlinkat(
                     rustix::fs::CWD,
@@ -128,24 +132,15 @@ impl Fingerprinter {
     pub fn take(&self) -> Result<RepoFingerprint, String> {
         let repo = &self.repo;
         let mut entries = BTreeMap::new();
-        if !self.git_entries(&mut entries)? {
+        let budget = Budget::new();
+        if !self.git_entries(&mut entries, &budget)? {
             // libgit2 would follow a link to anywhere or block on a FIFO: the refs and the index
             // are not read. The entries of `.git` already differ.
             entries.insert(
                 "HEAD".to_owned(),
                 "unreadable: .git holds a link or a special file".to_owned(),
             );
-            let mut block = vec![0u8; 64 * 1024];
-            let root = std::fs::File::open(&self.work_dir)
-                .and_then(|f| Ok(Dir::new(f)?))
-                .map_err(|e| format!("read {}: {e}", self.work_dir.display()))?;
-            let walked = Walk {
-                repo,
-                tracked: &Tracked::default(),
-                skip_git: self.root == self.work_dir,
-                ask_ignored: false,
-            };
-            walked.walk(root, Path::new(""), &mut entries, &mut block)?;
+            self.walk_work_tree(&Tracked::default(), false, &mut entries, &budget)?;
             return Ok(RepoFingerprint { entries });
         }
         let head = match repo.head() {
@@ -191,6 +186,19 @@ impl Fingerprinter {
             }
             tracked.files.insert(path);
         }
+        self.walk_work_tree(&tracked, true, &mut entries, &budget)?;
+        Ok(RepoFingerprint { entries })
+    }
+
+    /// The work tree's entries into `entries` (`ask_ignored`: whether libgit2 may be asked which
+    /// untracked paths are ignored), and the read limit's entry when it was reached.
+    fn walk_work_tree(
+        &self,
+        tracked: &Tracked,
+        ask_ignored: bool,
+        entries: &mut BTreeMap<String, String>,
+        budget: &Budget,
+    ) -> Result<(), String> {
         // One read buffer for every file of the walk (zeroing 64 KiB a file was 1% of a loop
         // trial's samples).
         let mut block = vec![0u8; 64 * 1024];
@@ -200,13 +208,15 @@ impl Fingerprinter {
             .and_then(|f| Ok(Dir::new(f)?))
             .map_err(|e| format!("read {}: {e}", self.work_dir.display()))?;
         let walked = Walk {
-            repo,
-            tracked: &tracked,
+            repo: &self.repo,
+            tracked,
             skip_git: self.root == self.work_dir,
-            ask_ignored: true,
+            ask_ignored,
+            budget,
         };
-        walked.walk(root, Path::new(""), &mut entries, &mut block)?;
-        Ok(RepoFingerprint { entries })
+        walked.walk(root, Path::new(""), entries, &mut block)?;
+        budget.note(entries);
+        Ok(())
     }
 }
 
@@ -234,7 +244,7 @@ impl Fingerprinter {
     ) -> Result<RepoFingerprint, String> {
         let mut entries = BTreeMap::new();
         // `.git` is read: it is a handful of files, and what libgit2 wrote into it is not known.
-        self.git_entries(&mut entries)?;
+        self.git_entries(&mut entries, &Budget::new())?;
         for (name, id) in &written.refs {
             entries.insert(name.clone(), id.to_string());
             if *name == written.head {
@@ -315,7 +325,13 @@ fn kind_of(parent: BorrowedFd<'_>, name: &CStr, listed: FileType) -> Option<File
 /// regular file by its content and executable bit, anything else by its kind (a FIFO, a socket
 /// or a device is never opened: opening a FIFO blocks until someone writes, and reading a device
 /// may never end).
-fn leaf(parent: BorrowedFd<'_>, name: &CStr, kind: FileType, block: &mut [u8]) -> String {
+fn leaf(
+    parent: BorrowedFd<'_>,
+    name: &CStr,
+    kind: FileType,
+    block: &mut [u8],
+    budget: &Budget,
+) -> String {
     match kind {
         FileType::Symlink => {
             let target = rustix::fs::readlinkat(parent, name, Vec::new())
@@ -323,10 +339,11 @@ fn leaf(parent: BorrowedFd<'_>, name: &CStr, kind: FileType, block: &mut [u8]) -
                 .unwrap_or_default();
             format!("link {target}")
         }
-        FileType::RegularFile => match hash_regular(parent, name, block) {
-            Ok((hex, executable)) => {
+        FileType::RegularFile => match hash_regular(parent, name, block, budget) {
+            Ok(Hashed::Read(hex, executable)) => {
                 format!("file {}{hex}", if executable { "x " } else { "" })
             }
+            Ok(Hashed::Unread(size, ctime)) => format!("file unread {size} {ctime}"),
             Err(e) => format!("unreadable {e}"),
         },
         other => format!("special {}", special_kind(other)),
@@ -343,6 +360,8 @@ struct Walk<'a> {
     /// Whether libgit2 may be asked which untracked paths are ignored (not when `.git` holds a
     /// link or a special file: everything is then an entry).
     ask_ignored: bool,
+    /// What the fingerprint may still read.
+    budget: &'a Budget,
 }
 
 impl Walk<'_> {
@@ -413,7 +432,7 @@ impl Walk<'_> {
                     .map_err(|e| format!("read {}: {}", path.display(), std::io::Error::from(e)))?;
                 self.walk_folder(sub, &path, ask_ignored, entries, block)?;
             } else {
-                entries.insert(key, leaf(parent, &name, kind, block));
+                entries.insert(key, leaf(parent, &name, kind, block, self.budget));
             }
         }
         Ok(())
@@ -428,6 +447,7 @@ fn walk_git(
     entries: &mut BTreeMap<String, String>,
     block: &mut [u8],
     objects: &ObjectHashes,
+    budget: &Budget,
 ) -> Result<bool, String> {
     let children = listing(&mut dir);
     let parent = dir
@@ -443,7 +463,7 @@ fn walk_git(
             FileType::Directory => {
                 let sub = crate::repo::remove::open_dir(parent, &*name)
                     .map_err(|e| format!("read {key}: {}", std::io::Error::from(e)))?;
-                plain &= walk_git(sub, &key, entries, block, objects)?;
+                plain &= walk_git(sub, &key, entries, block, objects, budget)?;
             }
             // The index is compared by its entries (`index:<path>`), not its bytes: `git status`
             // rewrites its stat cache. The main checkout's and each linked worktree's.
@@ -462,7 +482,7 @@ fn walk_git(
                         ];
                         let known = objects.borrow().get(&identity).cloned();
                         known.unwrap_or_else(|| {
-                            let value = leaf(parent, &name, FileType::RegularFile, block);
+                            let value = leaf(parent, &name, FileType::RegularFile, block, budget);
                             objects.borrow_mut().insert(identity, value.clone());
                             value
                         })
@@ -473,7 +493,7 @@ fn walk_git(
             }
             kind => {
                 plain &= kind == FileType::RegularFile;
-                entries.insert(key, leaf(parent, &name, kind, block));
+                entries.insert(key, leaf(parent, &name, kind, block, budget));
             }
         }
     }
@@ -489,15 +509,16 @@ fn is_index(key: &str) -> bool {
             .is_some_and(|(_, file)| file == "index")
 }
 
-/// The sha256 of a regular file, read in blocks (bounded memory, whatever its size), and whether
-/// it is executable. Opened without following a link and without blocking, and checked to be a
-/// regular file on the open descriptor: a file swapped for a FIFO after the directory was listed
-/// is not read either.
+/// The sha256 of a regular file, read in blocks (bounded memory), and whether it is executable;
+/// over the read limits ([`Budget`]), its size and change time, unread. Opened without following
+/// a link and without blocking, and checked to be a regular file on the open descriptor: a file
+/// swapped for a FIFO after the directory was listed is not read either.
 fn hash_regular(
     parent: BorrowedFd<'_>,
     name: &CStr,
     block: &mut [u8],
-) -> std::io::Result<(String, bool)> {
+    budget: &Budget,
+) -> std::io::Result<Hashed> {
     let fd = rustix::fs::openat(
         parent,
         name,
@@ -509,6 +530,14 @@ fn hash_regular(
         return Err(std::io::Error::other("not a regular file"));
     }
     let size = stat.st_size as u64;
+    if size > MAX_READ_FILE_BYTES || size > budget.left.get() {
+        budget
+            .exhausted
+            .set(budget.exhausted.get() | (size <= MAX_READ_FILE_BYTES));
+        let ctime = format!("{}.{:09}", stat.st_ctime, stat.st_ctime_nsec);
+        return Ok(Hashed::Unread(size, ctime));
+    }
+    budget.left.set(budget.left.get() - size);
     let mut hasher = Sha256::new();
     let mut read: u64 = 0;
     // Once the size the descriptor was opened at is read, a read to learn of the end costs a
@@ -526,7 +555,53 @@ fn hash_regular(
         }
     }
     let executable = stat.st_mode & 0o111 != 0;
-    Ok((gatebench_gittree::hex(&hasher.finalize()), executable))
+    Ok(Hashed::Read(
+        gatebench_gittree::hex(&hasher.finalize()),
+        executable,
+    ))
+}
+
+/// A regular file's fingerprint: its sha256 and executable bit, or, over the read limits, its size
+/// and change time (`ctime`: set by the kernel on every write, no process can set it back).
+enum Hashed {
+    Read(String, bool),
+    Unread(u64, String),
+}
+
+/// The largest file the fingerprint reads: larger ones are fingerprinted by their size and change
+/// time, unread. No fixture file, and no file a fix commits, comes near it (16 MiB), so where such
+/// a file is, the pipeline put it, and it is a change whatever its content: reading a sparse file
+/// of a terabyte would otherwise take hours, with no timeout.
+pub const MAX_READ_FILE_BYTES: u64 = 64 << 20;
+/// The most bytes one fingerprint reads in all (`.git` and the work tree); past it, files are
+/// fingerprinted unread as above, and an entry says the limit was reached (so the fingerprint
+/// differs from any a fixture or a fix can give: neither comes near it).
+pub const MAX_READ_TREE_BYTES: u64 = 2 << 30;
+
+/// What one fingerprint has read so far, against [`MAX_READ_TREE_BYTES`].
+struct Budget {
+    left: std::cell::Cell<u64>,
+    exhausted: std::cell::Cell<bool>,
+}
+
+impl Budget {
+    fn new() -> Budget {
+        Budget {
+            left: std::cell::Cell::new(MAX_READ_TREE_BYTES),
+            exhausted: std::cell::Cell::new(false),
+        }
+    }
+
+    /// The entry that says the limit was reached, when it was.
+    fn note(&self, entries: &mut BTreeMap<String, String>) {
+        if self.exhausted.get() {
+            // Not a path (it has no slash and starts with `!`, which no entry of the walk does).
+            entries.insert(
+                "!read-limit".into(),
+                format!("more than {MAX_READ_TREE_BYTES} bytes read"),
+            );
+        }
+    }
 }
 
 fn special_kind(kind: FileType) -> &'static str {
@@ -718,6 +793,26 @@ mod tests {
         let hex = gatebench_gittree::hex(&whole.finalize());
         assert_eq!(after.entries["big.bin"], format!("file {hex}"));
         assert_eq!(before.changed(&after), vec!["big.bin"]);
+    }
+
+    /// A file over the read limit (here a sparse terabyte, which would take hours to hash) is
+    /// fingerprinted by its size and change time without a byte read, and is a change.
+    #[test]
+    fn a_file_over_the_read_limit_is_a_change_and_is_not_read() {
+        let dir = repo_with_file();
+        let before = take(dir.path()).unwrap();
+        let f = std::fs::File::create(dir.path().join("huge.bin")).unwrap();
+        f.set_len(1 << 40).unwrap();
+        drop(f);
+        let started = std::time::Instant::now();
+        let after = take(dir.path()).unwrap();
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+        assert!(
+            after.entries["huge.bin"].starts_with(&format!("file unread {}", 1u64 << 40)),
+            "{:?}",
+            after.entries["huge.bin"]
+        );
+        assert_eq!(before.changed(&after), vec!["huge.bin"]);
     }
 
     #[test]

@@ -622,6 +622,10 @@ impl Materialized {
         self.written = None;
         let repo = self.open_pinned()?;
         let mut index = repo.index().map_err(|e| Error::git("read the index", e))?;
+        // Measured before libgit2 reads a byte: it reads (and filters) each file whole, so a
+        // fixer's 2 GiB file aborted the run and an 8 GiB one crashed it. Over a bound, the fix
+        // is the trial's error.
+        check_fix_size(&repo, &index, &self.work_dir)?;
         index
             .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
             .map_err(|e| Error::git("stage the work tree", e))?;
@@ -665,6 +669,82 @@ impl Materialized {
         self.current = files;
         Ok(Some((id.to_string(), diff)))
     }
+}
+
+/// The largest file a fixer's commit may hold: the largest a fixture may hold.
+pub const MAX_FIX_FILE_BYTES: u64 = crate::corpus::compose::MAX_FILE_BYTES;
+/// The most bytes a fixer's work tree may hold, counted over what `git add -A` would stage.
+pub const MAX_FIX_TREE_BYTES: u64 = 1 << 30;
+/// The most files a fixer's work tree may hold, counted as the bytes are.
+pub const MAX_FIX_TREE_FILES: usize = 100_000;
+
+/// Refuses a work tree `git add -A` would stage more of than a fixture could hold: a regular file
+/// over [`MAX_FIX_FILE_BYTES`], more than [`MAX_FIX_TREE_BYTES`] or [`MAX_FIX_TREE_FILES`] in all.
+/// Sizes come from `lstat` (nothing is read, no link followed); what the repository ignores and
+/// does not track is not counted, as `add_all` does not stage it.
+fn check_fix_size(repo: &Repository, index: &git2::Index, work_dir: &Path) -> Result<()> {
+    let mut tracked: HashSet<Vec<u8>> = HashSet::new();
+    for e in index.iter() {
+        let mut path = e.path.as_slice();
+        tracked.insert(path.to_vec());
+        while let Some(slash) = path.iter().rposition(|b| *b == b'/') {
+            path = &path[..slash];
+            if !tracked.insert(path.to_vec()) {
+                break;
+            }
+        }
+    }
+    let over = |what: String| {
+        Error::invalid(
+            work_dir,
+            format!("the fixer left {what}: the fix is not committed"),
+        )
+    };
+    let (mut bytes, mut files) = (0u64, 0usize);
+    let mut pending: Vec<PathBuf> = vec![PathBuf::new()];
+    while let Some(rel) = pending.pop() {
+        let listing = std::fs::read_dir(work_dir.join(&rel))
+            .map_err(|e| Error::io("read", work_dir.join(&rel), e))?;
+        for entry in listing {
+            let entry = entry.map_err(|e| Error::io("read", work_dir.join(&rel), e))?;
+            let path = rel.join(entry.file_name());
+            if rel.as_os_str().is_empty() && entry.file_name() == ".git" {
+                continue;
+            }
+            use std::os::unix::ffi::OsStrExt;
+            let known = tracked.contains(path.as_os_str().as_bytes());
+            if !known && repo.is_path_ignored(&path).unwrap_or(false) {
+                continue;
+            }
+            let meta = entry
+                .metadata()
+                .map_err(|e| Error::io("stat", work_dir.join(&path), e))?;
+            if meta.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            files += 1;
+            bytes += meta.len();
+            if meta.is_file() && meta.len() > MAX_FIX_FILE_BYTES {
+                return Err(over(format!(
+                    "`{}` of {} bytes, over the limit of {MAX_FIX_FILE_BYTES} bytes a file",
+                    path.display(),
+                    meta.len()
+                )));
+            }
+            if bytes > MAX_FIX_TREE_BYTES {
+                return Err(over(format!(
+                    "more than {MAX_FIX_TREE_BYTES} bytes in its work tree"
+                )));
+            }
+            if files > MAX_FIX_TREE_FILES {
+                return Err(over(format!(
+                    "more than {MAX_FIX_TREE_FILES} files in its work tree"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -268,6 +268,18 @@ pub fn run_trial(
         record.reason = "the run was interrupted before this trial started".into();
         return record;
     };
+    if crate::run::memory::exhausted() {
+        // Memory ran out earlier in the run (`memory::on_failure`): the trials still to start
+        // are recorded as errors, not run, so the run can still write what it has.
+        record.harness_error = Some(
+            "not run: gatebench ran out of memory earlier in this run (an allocation failed); \
+             give it more memory or fewer --jobs"
+                .into(),
+        );
+        trial_score::score(fixture, cfg.scoring, &mut record);
+        record.duration_ms = started.elapsed().as_millis() as u64;
+        return record;
+    }
     if cfg.work_root.keep() {
         record.kept_at = Some(dir.display().to_string());
     }

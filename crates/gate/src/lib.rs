@@ -6,6 +6,7 @@
 
 pub mod build_report;
 pub mod context;
+pub mod fault;
 pub mod finding;
 pub mod ledger;
 pub mod legacy;

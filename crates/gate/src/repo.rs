@@ -324,7 +324,13 @@ impl RepoView {
         if !full.is_file() {
             return None;
         }
-        fs::read(full).ok().map(Cow::Owned)
+        match fs::read(full) {
+            Ok(bytes) => Some(Cow::Owned(bytes)),
+            Err(error) => {
+                crate::fault::note_io(&format!("read {path}"), &error);
+                None
+            }
+        }
     }
 
     /// Whether a repository path is a file in the work tree (one of [`files`](Self::files), or any
@@ -343,8 +349,12 @@ impl RepoView {
         let Some(full) = self.resolve(path) else {
             return Vec::new();
         };
-        let Ok(entries) = fs::read_dir(full) else {
-            return Vec::new();
+        let entries = match fs::read_dir(full) {
+            Ok(entries) => entries,
+            Err(error) => {
+                crate::fault::note_io(&format!("list {path}"), &error);
+                return Vec::new();
+            }
         };
         let mut names: Vec<String> = entries
             .filter_map(|entry| entry.ok())
@@ -361,8 +371,16 @@ impl RepoView {
 /// opens it, its configuration honoured.
 pub fn open_repository(repo_dir: &Path, pinned: Option<&Pinned>) -> Result<Repository, String> {
     match pinned {
-        Some(pinned) => pinned.open(repo_dir),
-        None => Repository::open(repo_dir).map_err(|e| e.message().to_owned()),
+        // An error the machine caused on the way (out of descriptors or memory) keeps its number
+        // in its text (`... (os error 24)`), and is noted as such.
+        Some(pinned) => pinned.open(repo_dir).inspect_err(|e| {
+            crate::fault::note_text("open the repository", e);
+        }),
+        // A failure the machine causes (out of descriptors or memory) is noted as such (`fault`).
+        None => Repository::open(repo_dir).map_err(|e| {
+            crate::fault::note_git("open the repository", &e);
+            e.message().to_owned()
+        }),
     }
 }
 
@@ -423,7 +441,10 @@ fn tree_blobs(repo: &Repository, commit: Oid) -> Result<BTreeMap<String, Oid>, S
     let tree = repo
         .find_commit(commit)
         .and_then(|commit| commit.tree())
-        .map_err(|error| format!("failed to read the tree of {commit}: {}", error.message()))?;
+        .map_err(|error| {
+            crate::fault::note_git("read a tree", &error);
+            format!("failed to read the tree of {commit}: {}", error.message())
+        })?;
     let mut blobs = BTreeMap::new();
     tree.walk(TreeWalkMode::PreOrder, |root, entry| {
         if entry.kind() == Some(ObjectType::Blob) {
@@ -440,9 +461,10 @@ fn tree_blobs(repo: &Repository, commit: Oid) -> Result<BTreeMap<String, Oid>, S
 /// The paths in the index (tracked files are part of the work tree even when an ignore rule
 /// matches them).
 fn index_paths(repo: &Repository) -> Result<BTreeSet<String>, String> {
-    let index = repo
-        .index()
-        .map_err(|error| format!("failed to read the index: {}", error.message()))?;
+    let index = repo.index().map_err(|error| {
+        crate::fault::note_git("read the index", &error);
+        format!("failed to read the index: {}", error.message())
+    })?;
     Ok(index
         .iter()
         .filter_map(|entry| String::from_utf8(entry.path).ok())
@@ -495,7 +517,7 @@ fn work_tree_files(
     strict: bool,
 ) -> Result<Walked, String> {
     let root = open_folder(rustix::fs::CWD, workdir)
-        .map_err(|error| format!("failed to list {}: {error}", workdir.display()))?;
+        .map_err(|error| env(format!("failed to list {}", workdir.display()), error))?;
     let mut walk = Walk {
         repo,
         tracked,
@@ -509,6 +531,13 @@ fn work_tree_files(
         files: walk.files,
         plain: walk.plain,
     })
+}
+
+/// An error of the work tree's walk, as its text, noted when it is the machine's
+/// (`fault::note_io`): the walk failing then is no fact about the repository.
+fn env(what: String, error: rustix::io::Errno) -> String {
+    crate::fault::note_io(&what, &error.into());
+    format!("{what}: {error}")
 }
 
 fn open_folder<P: rustix::path::Arg>(
@@ -542,15 +571,13 @@ impl Walk<'_> {
         let listing = || format!("failed to list {}", self.workdir.join(prefix).display());
         let mut entries = Vec::new();
         while let Some(entry) = dir.read() {
-            let entry = entry.map_err(|error| format!("{}: {error}", listing()))?;
+            let entry = entry.map_err(|error| env(listing(), error))?;
             let name = entry.file_name();
             if name != c"." && name != c".." {
                 entries.push((name.to_owned(), entry.file_type()));
             }
         }
-        let fd = dir
-            .fd()
-            .map_err(|error| format!("{}: {error}", listing()))?;
+        let fd = dir.fd().map_err(|error| env(listing(), error))?;
         if self.strict {
             for (raw, kind) in &entries {
                 let rule = gatebench_gittree::pinned::RULE_FILES
@@ -591,7 +618,7 @@ impl Walk<'_> {
             if kind == FileType::Unknown {
                 // A file system that does not say the kind in its listing: asked, unfollowed.
                 let stat = rustix::fs::statat(fd, &raw, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
-                    .map_err(|error| format!("failed to stat {path}: {error}"))?;
+                    .map_err(|error| env(format!("failed to stat {path}"), error))?;
                 kind = FileType::from_raw_mode(stat.st_mode);
             }
             self.plain &= kind == FileType::Directory || kind == FileType::RegularFile;
@@ -607,7 +634,7 @@ impl Walk<'_> {
                     .is_some_and(|first| first.starts_with(&dir_prefix));
                 if holds_tracked || !ignored() {
                     let child = open_folder(fd, &raw)
-                        .map_err(|error| format!("failed to list {path}: {error}"))?;
+                        .map_err(|error| env(format!("failed to list {path}"), error))?;
                     self.folder(child, &dir_prefix)?;
                 }
             } else if self.tracked.contains(&path) || !ignored() {
@@ -618,9 +645,11 @@ impl Walk<'_> {
                             |stat| FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile,
                         ));
                 if regular {
-                    if let Some(file) = read_regular(fd, &raw)
-                        .map_err(|error| format!("failed to read {path}: {error}"))?
-                    {
+                    if let Some(file) = read_regular(fd, &raw).map_err(|error| {
+                        let what = format!("failed to read {path}");
+                        crate::fault::note_io(&what, &error);
+                        format!("{what}: {error}")
+                    })? {
                         self.files.insert(path, file);
                     }
                 }

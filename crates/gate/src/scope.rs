@@ -180,9 +180,13 @@ pub fn unstaged_by_libgit2(view: &RepoView) -> Result<ChangeSet, String> {
         .collect();
     let mut unstaged = changed(&workdir_diff)?;
     for path in untracked {
-        let lines = std::fs::read(workdir.join(&path))
-            .map(|bytes| whole_file(&bytes))
-            .unwrap_or_default();
+        let lines = match std::fs::read(workdir.join(&path)) {
+            Ok(bytes) => whole_file(&bytes),
+            Err(error) => {
+                crate::fault::note_io(&format!("read {path}"), &error);
+                Vec::new()
+            }
+        };
         unstaged.insert(path, ("added".to_owned(), lines));
     }
     unstaged.retain(|path, _| !gittree::in_loop_state(path));

@@ -173,7 +173,16 @@ impl Pinned {
             RepositoryOpenFlags::NO_SEARCH | RepositoryOpenFlags::NO_DOTGIT,
             std::iter::empty::<&std::ffi::OsStr>(),
         )
-        .map_err(|e| format!("open {}: {}", git_dir.display(), e.message()))?;
+        .map_err(|e| {
+            // libgit2's system errors say no number: the one the failed call left is kept, so
+            // that a machine fault (out of descriptors) can be told from a broken repository.
+            let system = if e.class() == git2::ErrorClass::Os {
+                format!(" ({})", std::io::Error::last_os_error())
+            } else {
+                String::new()
+            };
+            format!("open {}: {}{system}", git_dir.display(), e.message())
+        })?;
         repo.set_workdir(work_dir, false)
             .map_err(|e| format!("set the work tree: {}", e.message()))?;
         let config = git2::Config::new().map_err(|e| e.message().to_owned())?;

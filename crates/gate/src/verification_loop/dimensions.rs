@@ -487,6 +487,7 @@ pub fn judge_declared(
         outcome
     };
     if let Some(error) = &record.spawn_error {
+        crate::fault::note_text(&format!("start `{command}`"), error);
         return blocked(
             "could not be started".into(),
             format!("Starting it failed: {error}."),

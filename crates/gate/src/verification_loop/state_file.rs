@@ -433,7 +433,11 @@ pub fn read(repo_dir: &Path, requirement_id: &str) -> ReadState {
         Ok(Found::Other(what)) => {
             return invalid(&path, None, format!("it cannot be read: {what}"))
         }
-        Err(e) => return invalid(&path, None, format!("it cannot be read: {e}")),
+        Err(e) => {
+            // A failure the machine causes (out of descriptors or memory) is noted as such.
+            crate::fault::note_io(&format!("read {path}"), &e);
+            return invalid(&path, None, format!("it cannot be read: {e}"));
+        }
     };
     let value: serde_json::Value = match serde_json::from_slice(&bytes) {
         Ok(value) => value,
@@ -535,7 +539,13 @@ pub fn write(repo_dir: &Path, state: &VerificationState) -> Result<(), String> {
         0o644,
         true,
     )
-    .map_err(|e| format!("write {path}: {e}"))
+    .map_err(|e| {
+        // A failure the machine causes (a full disk, a file size limit) is noted as such: the
+        // state not written is then no fact about the repository (`fault`).
+        let what = format!("write {path}");
+        crate::fault::note_io(&what, &e);
+        format!("{what}: {e}")
+    })
 }
 
 /// The largest state file read (seed 000's state of a long loop is a few KiB).
