@@ -6,6 +6,7 @@
 //! (`vfork.rs`), and watched from the calling thread, its output and its exit in one poll
 //! (`watch.rs`).
 
+mod confine;
 mod isolate;
 mod vfork;
 mod watch;
@@ -223,7 +224,7 @@ fn start(
     program: &Path,
     args: &[String],
     spawn: &Spawn<'_>,
-    plan: isolate::ChildPlan<'_>,
+    plan: confine::ChildPlan<'_>,
 ) -> std::io::Result<Started> {
     let child = vfork::spawn(program, args, spawn.env, spawn.cwd, plan)?;
     let pid = child.pid;
@@ -293,7 +294,7 @@ pub fn run_isolated(spawn: &Spawn<'_>, isolation: &Isolation) -> ProcessRecord {
             return record;
         }
     };
-    let plan = isolate::ChildPlan::new(isolation.contain, isolation.no_network, sandbox);
+    let plan = confine::ChildPlan::new(isolation.contain, isolation.no_network, sandbox);
     let program_path = find_program(program, spawn.env);
     let started = Instant::now();
     // The registry lock is held across spawn so that a Ctrl-C between spawn and registration

@@ -34,7 +34,7 @@ struct Plan<'a> {
     stdout: libc::c_int,
     stderr: libc::c_int,
     /// Namespaces, session, sandbox (`isolate.rs`).
-    confine: crate::isolate::ChildPlan<'a>,
+    confine: crate::confine::ChildPlan<'a>,
     /// Where the child leaves `errno` when a step before `exec` (or `exec` itself) fails.
     error: libc::c_int,
 }
@@ -61,7 +61,7 @@ pub(crate) fn spawn(
     args: &[String],
     env: &[(String, String)],
     cwd: &Path,
-    confine: crate::isolate::ChildPlan<'_>,
+    confine: crate::confine::ChildPlan<'_>,
 ) -> io::Result<Started> {
     let program = c_string(program.as_os_str().as_bytes())?;
     let mut strings = Vec::with_capacity(1 + args.len() + env.len());
@@ -178,7 +178,7 @@ extern "C" fn child(plan: *mut libc::c_void) -> libc::c_int {
         // not closed: the sandbox's open paths are needed until its rules are made.
         const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
         libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC);
-        if crate::isolate::in_child(&plan.confine, &plan.cwd).is_err() {
+        if crate::confine::in_child(&plan.confine, &plan.cwd).is_err() {
             return fail(plan);
         }
         let mut empty: libc::sigset_t = std::mem::zeroed();
@@ -205,7 +205,7 @@ mod tests {
                 &["30".to_owned()],
                 &[],
                 Path::new("/"),
-                crate::isolate::ChildPlan::new(false, false, None),
+                crate::confine::ChildPlan::new(false, false, None),
             )
             .unwrap()
         })
@@ -228,7 +228,7 @@ mod tests {
             &[],
             &[],
             Path::new("/"),
-            crate::isolate::ChildPlan::new(false, false, None),
+            crate::confine::ChildPlan::new(false, false, None),
         )
         .err()
         .expect("no such program");
@@ -238,7 +238,7 @@ mod tests {
             &[],
             &[],
             Path::new("/nonexistent"),
-            crate::isolate::ChildPlan::new(false, false, None),
+            crate::confine::ChildPlan::new(false, false, None),
         )
         .err()
         .expect("no such folder");

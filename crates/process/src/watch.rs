@@ -271,7 +271,7 @@ mod tests {
             &["-c".to_owned(), script.to_owned()],
             &[("PATH".into(), "/usr/bin:/bin".into())],
             Path::new("/"),
-            crate::isolate::ChildPlan::new(false, false, None),
+            crate::confine::ChildPlan::new(false, false, None),
         )
         .unwrap();
         let pid = child.pid;
