@@ -1,5 +1,5 @@
 #!/bin/sh
-# A minimal correct verifier for gatebench's command pipeline (README: "External pipelines").
+# A minimal correct verifier for gatebench's command pipeline (docs/GUIDE.md: "External pipelines").
 #
 # gatebench runs this with the materialized repository as the working directory and tells it
 # where things are through the environment:
