@@ -33,7 +33,8 @@ pub struct ListArgs {
 
 fn parse_outcome(s: &str) -> Result<outcome::Outcome, String> {
     outcome::Outcome::ALL
-        .into_iter()
+        .iter()
+        .copied()
         .find(|o| o.as_str() == s)
         .ok_or_else(|| {
             let all: Vec<&str> = outcome::Outcome::ALL.iter().map(|o| o.as_str()).collect();

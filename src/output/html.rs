@@ -339,14 +339,8 @@ pub fn write_to(
     text.finish()
 }
 
-/// [`write_to`]'s page, before the characters HTML forbids are replaced.
-fn write_page(
-    out: &mut dyn std::io::Write,
-    results: &RunResults,
-    views: &Views,
-    linked: bool,
-) -> std::io::Result<()> {
-    use std::io::Write;
+/// What the page shell is rendered from: everything but the per-trial parts.
+fn context(results: &RunResults, linked: bool) -> Context<'_> {
     let m = &results.metrics.overall;
     let outcome_counts: Vec<OutcomeCount> = Outcome::ALL
         .iter()
@@ -359,13 +353,7 @@ fn write_page(
     let mut thresholds: Vec<&ThresholdResult> = results.thresholds.iter().collect();
     // Broken thresholds first: they are what the reader came for.
     thresholds.sort_by_key(|t| t.met);
-    let mut env = Environment::new();
-    env.add_template("report.html", TEMPLATE)
-        .map_err(|e| internal("the template", e))?;
-    let template = env
-        .get_template("report.html")
-        .map_err(|e| internal("the template", e))?;
-    let context = Context {
+    Context {
         scenario: &results.scenario.name,
         pipeline: &results.pipeline,
         run_id: &results.run_id,
@@ -395,8 +383,8 @@ fn write_page(
         chart_data: chart_data(results),
         ground_truth: if m.ground_truth.localization.is_some() {
             vec![
-                summary::ground_truth_rows(results, false),
-                summary::ground_truth_rows(results, true),
+                summary::ground_truth_table(results, false).into_rows(),
+                summary::ground_truth_table(results, true).into_rows(),
             ]
         } else {
             Vec::new()
@@ -404,8 +392,57 @@ fn write_page(
         noise: summary::noise_line(m),
         linked,
         mutation: crate::output::mutation_html::section(results),
-    };
-    let mut context = Value::from(Serde(&context));
+    }
+}
+
+/// The fixture table's rows as one JSON array, one trial at a time.
+fn write_rows(
+    out: &mut dyn std::io::Write,
+    results: &RunResults,
+    linked: bool,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut json = ScriptJson(out);
+    json.write_all(b"[")?;
+    for (i, t) in results.trials.iter().enumerate() {
+        if i > 0 {
+            json.write_all(b",")?;
+        }
+        let case = trial_logs::case_of(results, &t);
+        let row = Row {
+            fixture: t.fixture.clone(),
+            category: t.category.clone(),
+            golden: t.golden,
+            trial: t.trial,
+            outcome: t.outcome.as_str(),
+            good: t.outcome.is_good(),
+            reason: t.reason.clone(),
+            rounds: rounds_text(&t),
+            duration_ms: t.duration_ms,
+            detail: (!t.outcome.is_good()).then(|| anchor(&t)),
+            log: linked.then(|| format!("{}/{case}/", trial_logs::TRIALS)),
+            case,
+            retried: t.retried,
+        };
+        serde_json::to_writer(&mut json, &row).map_err(std::io::Error::other)?;
+    }
+    json.write_all(b"]")
+}
+
+/// [`write_to`]'s page, before the characters HTML forbids are replaced.
+fn write_page(
+    out: &mut dyn std::io::Write,
+    results: &RunResults,
+    views: &Views,
+    linked: bool,
+) -> std::io::Result<()> {
+    let mut env = Environment::new();
+    env.add_template("report.html", TEMPLATE)
+        .map_err(|e| internal("the template", e))?;
+    let template = env
+        .get_template("report.html")
+        .map_err(|e| internal("the template", e))?;
+    let mut context = Value::from(Serde(&context(results, linked)));
     // The library is inlined as is: a safe string is not HTML-escaped.
     context = minijinja::context! {
         chart_js => Value::from_safe_string(chart_js().to_owned()),
@@ -430,33 +467,7 @@ fn write_page(
         out.write_all(html.as_bytes())?;
     }
     out.write_all(before_rows.as_bytes())?;
-    {
-        let mut json = ScriptJson(&mut *out);
-        json.write_all(b"[")?;
-        for (i, t) in results.trials.iter().enumerate() {
-            if i > 0 {
-                json.write_all(b",")?;
-            }
-            let case = trial_logs::case_of(results, &t);
-            let row = Row {
-                fixture: t.fixture.clone(),
-                category: t.category.clone(),
-                golden: t.golden,
-                trial: t.trial,
-                outcome: t.outcome.as_str(),
-                good: t.outcome.is_good(),
-                reason: t.reason.clone(),
-                rounds: rounds_text(&t),
-                duration_ms: t.duration_ms,
-                detail: (!t.outcome.is_good()).then(|| anchor(&t)),
-                log: linked.then(|| format!("{}/{case}/", trial_logs::TRIALS)),
-                case,
-                retried: t.retried,
-            };
-            serde_json::to_writer(&mut json, &row).map_err(std::io::Error::other)?;
-        }
-        json.write_all(b"]")?;
-    }
+    write_rows(&mut *out, results, linked)?;
     out.write_all(before_trials.as_bytes())?;
     write_trial_views(&mut ScriptJson(&mut *out), results, views, linked)?;
     out.write_all(after.as_bytes())

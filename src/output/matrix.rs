@@ -17,12 +17,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::output::atomic;
-use crate::output::compare::{rates, show_rate};
+use crate::output::compare::show_rate;
 use crate::output::junit;
 use crate::output::results::RunResults;
+use crate::output::table::{Cell, Table};
 use crate::output::trial_logs;
 use crate::score::changes::{fixture_changes, FixtureChange};
-use crate::score::metrics::{Metrics, ThresholdResult};
+use crate::score::metrics::{Metrics, ThresholdResult, HEADLINE_RATES};
 use crate::score::outcome::Outcome;
 use crate::score::rate::{difference_interval, Rate};
 
@@ -93,7 +94,7 @@ pub struct Headline {
 
 impl Headline {
     pub fn of(m: &Metrics) -> Headline {
-        let [fp, recall, fa, loc, typing, prec, req, obl] = rates(m).map(|(_, r)| r);
+        let [fp, recall, fa, loc, typing, prec, req, obl] = m.headline();
         Headline {
             false_pass_rate: fp,
             recall,
@@ -106,18 +107,19 @@ impl Headline {
         }
     }
 
-    /// (name as shown, rate), in the order every table shows them.
+    /// (name as shown, rate), in the order every table shows them (`HEADLINE_RATES`).
     pub fn named(&self) -> [(&'static str, Option<Rate>); 8] {
-        [
-            ("false-pass rate", self.false_pass_rate),
-            ("recall", self.recall),
-            ("false-alarm rate", self.false_alarm_rate),
-            ("localization", self.localization),
-            ("typing", self.typing),
-            ("finding precision", self.finding_precision),
-            ("requirement recall", self.requirement_recall),
-            ("obligation recall", self.obligation_recall),
-        ]
+        let values = [
+            self.false_pass_rate,
+            self.recall,
+            self.false_alarm_rate,
+            self.localization,
+            self.typing,
+            self.finding_precision,
+            self.requirement_recall,
+            self.obligation_recall,
+        ];
+        std::array::from_fn(|i| (HEADLINE_RATES[i], values[i]))
     }
 }
 
@@ -310,37 +312,39 @@ fn verdict(p: &PipelineSummary) -> String {
     }
 }
 
-/// A table: header row, then rows; every row as long as the header.
-type Table = (Vec<String>, Vec<Vec<String>>);
+/// A header of pipeline names (and pairs), after an empty corner cell.
+fn named_head(names: impl Iterator<Item = String>) -> Table {
+    Table::new(std::iter::once(Cell::from("")).chain(names.map(Cell::others)))
+}
 
 /// The headline rates side by side, with each pair's difference.
 fn overall_table(m: &MatrixResults) -> Table {
-    let mut head = vec![String::new()];
-    head.extend(m.pipelines.iter().map(|p| p.name.clone()));
-    head.extend(m.pairs.iter().map(|p| format!("{} - {}", p.new, p.base)));
-    let rows = (0..8)
-        .map(|i| {
-            let mut row = vec![m.pipelines[0].overall.named()[i].0.to_owned()];
-            row.extend(
-                m.pipelines
-                    .iter()
-                    .map(|p| show_rate(&p.overall.named()[i].1)),
-            );
-            row.extend(
-                m.pairs
-                    .iter()
-                    .map(|pair| show_difference(&pair.overall[i].difference)),
-            );
-            row
-        })
-        .collect();
-    (head, rows)
+    let mut table = named_head(
+        m.pipelines
+            .iter()
+            .map(|p| p.name.clone())
+            .chain(m.pairs.iter().map(|p| format!("{} - {}", p.new, p.base))),
+    );
+    for i in 0..8 {
+        let mut row = vec![Cell::others(m.pipelines[0].overall.named()[i].0)];
+        row.extend(
+            m.pipelines
+                .iter()
+                .map(|p| show_rate(&p.overall.named()[i].1).into()),
+        );
+        row.extend(
+            m.pairs
+                .iter()
+                .map(|pair| show_difference(&pair.overall[i].difference).into()),
+        );
+        table.push(row);
+    }
+    table
 }
 
 /// The counts side by side.
 fn counts_table(m: &MatrixResults) -> Table {
-    let mut head = vec![String::new()];
-    head.extend(m.pipelines.iter().map(|p| p.name.clone()));
+    let mut table = named_head(m.pipelines.iter().map(|p| p.name.clone()));
     let count = |p: &PipelineSummary, o: Outcome| p.outcomes.get(&o).copied().unwrap_or(0);
     let rows = [
         (
@@ -353,15 +357,13 @@ fn counts_table(m: &MatrixResults) -> Table {
         ("false alarms", &|p| count(p, Outcome::FalseAlarm)),
         ("errors and timeouts", &|p| p.errors),
         ("rounds off expectation", &|p| p.rounds_off),
-    ]
-    .into_iter()
-    .map(|(name, f)| {
-        let mut row = vec![name.to_owned()];
-        row.extend(m.pipelines.iter().map(|p| f(p).to_string()));
-        row
-    })
-    .collect();
-    (head, rows)
+    ];
+    for (name, f) in rows {
+        let mut row = vec![Cell::others(name)];
+        row.extend(m.pipelines.iter().map(|p| f(p).to_string().into()));
+        table.push(row);
+    }
+    table
 }
 
 /// Per group (category or kind): recall, false-pass and false-alarm rates side by side, and
@@ -372,81 +374,48 @@ fn group_table(
     pair_groups: impl Fn(&PairDifferences) -> &BTreeMap<String, Vec<RateDifference>>,
     title: &str,
 ) -> Table {
-    let mut head = vec![title.to_owned()];
-    for p in &m.pipelines {
-        head.push(format!("{} recall", p.name));
-    }
-    for p in &m.pipelines {
-        head.push(format!("{} false-alarm rate", p.name));
-    }
+    let mut head = vec![Cell::others(title)];
+    head.extend(
+        m.pipelines
+            .iter()
+            .map(|p| Cell::others(format!("{} recall", p.name))),
+    );
+    head.extend(
+        m.pipelines
+            .iter()
+            .map(|p| Cell::others(format!("{} false-alarm rate", p.name))),
+    );
     head.extend(
         m.pairs
             .iter()
-            .map(|p| format!("recall {} - {}", p.new, p.base)),
+            .map(|p| Cell::others(format!("recall {} - {}", p.new, p.base))),
     );
+    let mut table = Table::new(head);
     let names: BTreeSet<&String> = m.pipelines.iter().flat_map(|p| groups(p).keys()).collect();
-    let rows = names
-        .into_iter()
-        .map(|g| {
-            let mut row = vec![g.clone()];
-            let cell = |p: &PipelineSummary, pick: &dyn Fn(&Headline) -> Option<Rate>| {
-                groups(p)
-                    .get(g)
-                    .map_or("-".to_owned(), |h| show_short(&pick(h)))
-            };
-            row.extend(m.pipelines.iter().map(|p| cell(p, &|h| h.recall)));
-            row.extend(m.pipelines.iter().map(|p| cell(p, &|h| h.false_alarm_rate)));
-            row.extend(m.pairs.iter().map(|pair| {
-                pair_groups(pair)
-                    .get(g)
-                    .and_then(|ds| ds.iter().find(|d| d.rate == "recall"))
-                    .map_or("n/a".to_owned(), |d| show_difference(&d.difference))
-            }));
-            row
-        })
-        .collect();
-    (head, rows)
+    for g in names {
+        let mut row = vec![Cell::others(g.as_str())];
+        let cell = |p: &PipelineSummary, pick: &dyn Fn(&Headline) -> Option<Rate>| -> Cell {
+            groups(p)
+                .get(g)
+                .map_or("-".to_owned(), |h| show_short(&pick(h)))
+                .into()
+        };
+        row.extend(m.pipelines.iter().map(|p| cell(p, &|h| h.recall)));
+        row.extend(m.pipelines.iter().map(|p| cell(p, &|h| h.false_alarm_rate)));
+        row.extend(m.pairs.iter().map(|pair| {
+            pair_groups(pair)
+                .get(g)
+                .and_then(|ds| ds.iter().find(|d| d.rate == "recall"))
+                .map_or("n/a".to_owned(), |d| show_difference(&d.difference))
+                .into()
+        }));
+        table.push(row);
+    }
+    table
 }
 
-fn text_table(out: &mut String, (head, rows): &Table) {
-    let all: Vec<&Vec<String>> = std::iter::once(head).chain(rows.iter()).collect();
-    let widths: Vec<usize> = (0..head.len())
-        .map(|i| all.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
-        .collect();
-    for r in all {
-        let line: Vec<String> = r
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
-        let _ = writeln!(out, "  {}", line.join("  ").trim_end());
-    }
-}
-
-fn markdown_table(out: &mut String, (head, rows): &Table) {
-    let cell = |c: &String| escape::markdown(c);
-    let _ = writeln!(
-        out,
-        "| {} |",
-        head.iter().map(cell).collect::<Vec<_>>().join(" | ")
-    );
-    let _ = writeln!(out, "|{}", "---|".repeat(head.len()));
-    // A row's first cell names a category or a kind (from fixtures), the rest are figures.
-    for r in rows {
-        let _ = writeln!(
-            out,
-            "| {} |",
-            r.iter()
-                .enumerate()
-                .map(|(i, c)| if i == 0 {
-                    cell(c)
-                } else {
-                    c.replace('|', "\\|")
-                })
-                .collect::<Vec<_>>()
-                .join(" | ")
-        );
-    }
+fn markdown_table(out: &mut String, table: &Table) {
+    out.push_str(&table.markdown());
     out.push('\n');
 }
 
@@ -473,9 +442,9 @@ pub fn terminal(m: &MatrixResults) -> String {
         );
     }
     let _ = writeln!(out, "\nRates (95% intervals; differences: Newcombe 95%)");
-    text_table(&mut out, &overall_table(m));
+    out.push_str(&overall_table(m).text("  "));
     let _ = writeln!(out, "\nCounts");
-    text_table(&mut out, &counts_table(m));
+    out.push_str(&counts_table(m).text("  "));
     for pair in &m.pairs {
         if pair.fixtures.is_empty() {
             continue;
@@ -589,24 +558,23 @@ pub fn markdown(m: &MatrixResults) -> String {
             let _ = writeln!(out, "They agree on every fixture.\n");
             continue;
         }
-        let _ = writeln!(
-            out,
-            "| change | fixture | category | {} | {} |\n|---|---|---|---|---|",
-            escape::markdown(&pair.base),
-            escape::markdown(&pair.new)
-        );
+        let mut table = Table::new([
+            "change".into(),
+            "fixture".into(),
+            "category".into(),
+            Cell::others(pair.base.as_str()),
+            Cell::others(pair.new.as_str()),
+        ]);
         for c in &pair.fixtures {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} |",
-                c.kind.as_str(),
-                escape::markdown_code(&c.fixture),
-                escape::markdown(&c.category),
-                escape::markdown(&c.base),
-                escape::markdown(&c.new)
-            );
+            table.push([
+                c.kind.as_str().into(),
+                escape::markdown_code(&c.fixture).into(),
+                Cell::others(c.category.as_str()),
+                Cell::others(c.base.as_str()),
+                Cell::others(c.new.as_str()),
+            ]);
         }
-        out.push('\n');
+        markdown_table(&mut out, &table);
     }
     out
 }
@@ -691,7 +659,10 @@ pub fn html(m: &MatrixResults) -> Result<String> {
             broken: p.thresholds.iter().filter(|t| !t.met).collect(),
         })
         .collect();
-    let titled = |title: &str, (head, rows): Table| (title.to_owned(), head, rows);
+    let titled = |title: &str, table: Table| {
+        let (head, rows) = table.into_parts();
+        (title.to_owned(), head, rows)
+    };
     let mut tables = vec![
         titled(
             "Rates (95% intervals; differences new - base, Newcombe 95%)",
