@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use gatebench::corpus;
 use gatebench::exit_code;
-use gatebench::output::runs;
+use gatebench::output::store::runs;
 use gatebench::score::outcome;
 
 use crate::cli::dispatch::CmdResult;

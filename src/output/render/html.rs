@@ -11,18 +11,18 @@ use minijinja::{Environment, Value};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::output::reported::{self, RoundOne};
-use crate::output::results::{FixtureInfo, RunResults};
-use crate::output::summary;
-use crate::output::trial_logs::{self, Views};
+use crate::output::render::reported::{self, RoundOne};
+use crate::output::render::summary;
+use crate::output::store::results::{FixtureInfo, RunResults};
+use crate::output::store::trial_logs::{self, Views};
 use crate::score::metrics::{Metrics, ThresholdResult};
 use crate::score::outcome::{ConvergenceStatus, Outcome};
 use crate::score::rate::Rate;
 use crate::score::record::TrialRecord;
 
-const TEMPLATE: &str = include_str!("../../templates/report.html");
+const TEMPLATE: &str = include_str!("../../../templates/report.html");
 /// Chart.js, minified, exactly as published on npm (`assets/chart.js/README.md`).
-const CHART_JS: &str = include_str!("../../assets/chart.js/chart.umd.min.js");
+const CHART_JS: &str = include_str!("../../../assets/chart.js/chart.umd.min.js");
 
 #[derive(Serialize)]
 struct Context<'a> {
@@ -54,7 +54,7 @@ struct Context<'a> {
     /// The trial logs were written beside the report (`trials/<case>/`): rows link to them.
     linked: bool,
     /// Runs with mutants: the mutation score, survivors first (`mutation_html.rs`).
-    mutation: Option<crate::output::mutation_html::MutationSection>,
+    mutation: Option<crate::output::render::mutation_html::MutationSection>,
 }
 
 #[derive(Serialize)]
@@ -334,7 +334,7 @@ pub fn write_to(
 ) -> std::io::Result<()> {
     // Every character HTML forbids (controls, noncharacters: a finding's title may hold any) is
     // replaced on the way out, whatever part of the page it is in.
-    let mut text = crate::output::escape::HtmlText::new(out);
+    let mut text = crate::output::render::escape::HtmlText::new(out);
     write_page(&mut text, results, views, linked)?;
     text.finish()
 }
@@ -391,7 +391,7 @@ fn context(results: &RunResults, linked: bool) -> Context<'_> {
         },
         noise: summary::noise_line(m),
         linked,
-        mutation: crate::output::mutation_html::section(results),
+        mutation: crate::output::render::mutation_html::section(results),
     }
 }
 
@@ -525,7 +525,7 @@ fn write_trial_views(
         if i > 0 {
             json.write_all(b",")?;
         }
-        let t = &*crate::output::objects::resolved(results.objects.as_ref(), &t)
+        let t = &*crate::output::store::objects::resolved(results.objects.as_ref(), &t)
             .map_err(|e| internal("a trial's reports", e))?;
         let case = trial_logs::case_of(results, t);
         let view = TrialView {

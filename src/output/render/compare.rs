@@ -2,12 +2,12 @@
 //! missed, newly alarm or were fixed; metric deltas with intervals; convergence and cost deltas.
 //! The ratchet (`ratchet.rs`) judges a run with the same fixture comparison.
 
-use crate::output::escape;
+use crate::output::render::escape;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-use crate::output::results::RunResults;
-use crate::output::table::{Cell, Table};
+use crate::output::render::table::{Cell, Table};
+use crate::output::store::results::RunResults;
 use crate::score::changes::{fixture_changes, ChangeKind, FixtureChange};
 use crate::score::cost::{CostTotal, Sum};
 use crate::score::metrics::{Metrics, HEADLINE_RATES};

@@ -8,12 +8,12 @@ use std::path::Path;
 use crate::corpus::fixture::ExpectedRounds;
 use crate::corpus::{Composed, Corpus, Files, Fixture};
 use crate::error::{Error, Result};
-use crate::output::reported;
-use crate::output::results::RunResults;
+use crate::output::render::reported;
+use crate::output::store::results::RunResults;
 use crate::score::outcome;
 use crate::score::record::TrialRecord;
 
-pub use crate::output::trial_logs::diff_trees;
+pub use crate::output::store::trial_logs::diff_trees;
 
 fn layers(f: &Composed) -> Vec<(&'static str, Option<&Files>)> {
     vec![
@@ -170,10 +170,10 @@ fn trial(out: &mut String, results: &RunResults, run_dir: Option<&Path>, t: &Tri
         t.outcome.as_str(),
         t.reason
     );
-    let case = crate::output::trial_logs::case_of(results, t);
+    let case = crate::output::store::trial_logs::case_of(results, t);
     let log = run_dir
         .filter(|_| crate::ids::is_case_id(&case))
-        .map(|d| d.join(crate::output::trial_logs::TRIALS).join(&case));
+        .map(|d| d.join(crate::output::store::trial_logs::TRIALS).join(&case));
     if let Some(log) = log.filter(|l| l.is_dir()) {
         let _ = writeln!(out, "    trial log: {}/", log.display());
     }

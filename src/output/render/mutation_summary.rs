@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::output::table::Table;
+use crate::output::render::table::Table;
 use crate::score::mutation::{MutantLoop, MutationScore, Unviable};
 use crate::score::rate::Rate;
 

@@ -4,8 +4,8 @@
 
 use std::fmt::Write;
 
-use crate::output::results::RunResults;
-use crate::output::table::{Align, Cell, Table};
+use crate::output::render::table::{Align, Cell, Table};
+use crate::output::store::results::RunResults;
 use crate::score::metrics::Metrics;
 use crate::score::outcome::{ConvergenceStatus, Outcome};
 use crate::score::rate::Rate;
@@ -441,7 +441,7 @@ pub fn terminal(results: &RunResults) -> String {
     let _ = writeln!(out);
     text_thresholds(&mut out, results);
     if let Some(mutation) = &results.metrics.mutation {
-        for line in crate::output::mutation_summary::summary_lines(mutation) {
+        for line in crate::output::render::mutation_summary::summary_lines(mutation) {
             let _ = writeln!(out, "{line}");
         }
     }
@@ -665,17 +665,17 @@ pub fn markdown(results: &RunResults) -> String {
     md_thresholds(&mut out, results);
     if let Some(mutation) = &results.metrics.mutation {
         let _ = writeln!(out, "\n## Mutation score\n");
-        out.push_str(&crate::output::mutation_summary::markdown(mutation));
+        out.push_str(&crate::output::render::mutation_summary::markdown(mutation));
     }
     out
 }
 
 /// Text others wrote, as Markdown text (`escape::markdown`).
 fn md(text: &str) -> String {
-    crate::output::escape::markdown(text)
+    crate::output::render::escape::markdown(text)
 }
 
 /// Text others wrote, as a Markdown code span (`escape::markdown_code`).
 fn code(text: &str) -> String {
-    crate::output::escape::markdown_code(text)
+    crate::output::render::escape::markdown_code(text)
 }

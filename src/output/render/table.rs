@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use crate::output::escape;
+use crate::output::render::escape;
 
 /// How a column's cells sit in a terminal table (Markdown tables are never padded).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
