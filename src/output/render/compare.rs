@@ -267,11 +267,17 @@ pub fn show_rate(r: &Option<Rate>) -> String {
     }
 }
 
-fn show_difference(d: &RateDelta) -> String {
-    match d.difference() {
+/// A difference `new - base` as `+0.100 [-0.05, +0.24]` (value and Newcombe interval), or
+/// `n/a` (also the matrix's tables).
+pub fn show_interval(d: Option<(f64, f64, f64)>) -> String {
+    match d {
         Some((v, low, high)) => format!("{v:+.3} [{low:+.2}, {high:+.2}]"),
         None => "n/a".into(),
     }
+}
+
+fn show_difference(d: &RateDelta) -> String {
+    show_interval(d.difference())
 }
 
 fn signed(base: i128, new: i128) -> String {

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::output::atomic;
-use crate::output::render::compare::show_rate;
+use crate::output::render::compare::{show_interval, show_rate};
 use crate::output::render::escape;
 use crate::output::render::junit;
 use crate::output::render::table::{Cell, Table};
@@ -44,10 +44,7 @@ fn show_short(r: &Option<Rate>) -> String {
 }
 
 fn show_difference(d: &Option<Difference>) -> String {
-    match d {
-        Some(d) => format!("{:+.3} [{:+.2}, {:+.2}]", d.value, d.low, d.high),
-        None => "n/a".into(),
-    }
+    show_interval(d.map(|d| (d.value, d.low, d.high)))
 }
 
 fn verdict(p: &PipelineSummary) -> String {
