@@ -25,11 +25,15 @@ pub fn all() -> Vec<(String, serde_json::Value)> {
         ),
         (
             "results.schema.json".to_owned(),
-            generate::<crate::output::results::RunResults>(&schema_id("results.schema.json")),
+            generate::<crate::output::store::results::RunResults>(&schema_id(
+                "results.schema.json",
+            )),
         ),
         (
             "matrix.schema.json".to_owned(),
-            generate::<crate::output::matrix::MatrixResults>(&schema_id("matrix.schema.json")),
+            generate::<crate::output::store::matrix::MatrixResults>(&schema_id(
+                "matrix.schema.json",
+            )),
         ),
     ];
     // The ledger files the reference gate reads (docs/LEDGER.md).

@@ -6,10 +6,10 @@ mod common;
 
 use common::*;
 use gatebench::exit_code;
-use gatebench::output::compare;
-use gatebench::output::junit;
 use gatebench::output::outputs;
-use gatebench::output::summary;
+use gatebench::output::render::compare;
+use gatebench::output::render::junit;
+use gatebench::output::render::summary;
 use gatebench::score::changes::ChangeKind;
 use gatebench::score::ratchet;
 
@@ -377,7 +377,8 @@ fn every_trial_leaves_a_log_folder_linked_from_junit_html_and_explain() {
     let fixture = "loop-wordcount-converges-in-three";
     let finished = bundled("default.yaml", reports.path(), &[fixture]);
     // Read back from disk: the reports themselves are in the run's object store.
-    let mut stored = gatebench::output::results::read(&finished.dir.join("results.json")).unwrap();
+    let mut stored =
+        gatebench::output::store::results::read(&finished.dir.join("results.json")).unwrap();
     stored.resolve().unwrap();
     let results = &stored;
     let junit = std::fs::read_to_string(finished.dir.join("junit.xml")).unwrap();

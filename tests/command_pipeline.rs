@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use gatebench::corpus::scenario::Scenario;
 use gatebench::exit_code;
-use gatebench::output::results::RunResults;
-use gatebench::output::summary;
+use gatebench::output::render::summary;
+use gatebench::output::store::results::RunResults;
 use gatebench::run::execute;
 use gatebench::run::options::{Overrides, RunOptions};
 use gatebench::score::outcome::Outcome;
@@ -629,7 +629,7 @@ fn replay_rescores_a_recorded_run_against_changed_expectations_without_invoking_
         .trials
         .iter()
         .all(|t| t.rounds.iter().all(|r| r.report.is_none())));
-    let mut stored = gatebench::output::runs::read(&replayed.dir).unwrap();
+    let mut stored = gatebench::output::store::runs::read(&replayed.dir).unwrap();
     stored.resolve().unwrap();
     assert!(stored
         .trials

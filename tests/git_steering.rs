@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use gatebench::corpus::scenario::{PipelineSpec, Scenario};
-use gatebench::output::results::RunResults;
+use gatebench::output::store::results::RunResults;
 use gatebench::repo::fingerprint;
 use gatebench::repo::materialize::materialize;
 use gatebench::repo::workdir::WorkRoot;

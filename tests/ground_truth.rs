@@ -7,7 +7,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use gatebench::output::results::RunResults;
+use gatebench::output::store::results::RunResults;
 
 fn run(scenario: &str, reports: &Path) -> RunResults {
     let out = Command::new(env!("CARGO_BIN_EXE_gatebench"))
@@ -32,7 +32,7 @@ fn run(scenario: &str, reports: &Path) -> RunResults {
     } else {
         Path::new(line.trim()).to_path_buf()
     };
-    let mut results = gatebench::output::results::read(&path).unwrap();
+    let mut results = gatebench::output::store::results::read(&path).unwrap();
     results.resolve().unwrap();
     results
 }

@@ -102,7 +102,7 @@ fn run_folders(reports: &Path) -> Vec<PathBuf> {
                 !gatebench::output::outputs::FILES.contains(&n.as_str())
                     && !gatebench::output::outputs::DIRS.contains(&n.as_str())
             })
-            .filter(|n| n != gatebench::output::objects::DIR || !path.join(n).is_dir())
+            .filter(|n| n != gatebench::output::store::objects::DIR || !path.join(n).is_dir())
             .collect();
         assert!(extra.is_empty(), "run folder {name} holds {extra:?}");
         runs.push(path);

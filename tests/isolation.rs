@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use gatebench::corpus::scenario::Scenario;
 use gatebench::exit_code;
-use gatebench::output::results::RunResults;
+use gatebench::output::store::results::RunResults;
 use gatebench::run::execute;
 use gatebench::run::options::{Overrides, RunOptions};
 use gatebench::score::outcome::Outcome;
@@ -133,7 +133,7 @@ fn an_answer_key_reader_reads_nothing_and_detects_nothing_with_the_sandbox_on() 
         "{:?}",
         trial(&unsandboxed, OMISSION).outcome
     );
-    let text = gatebench::output::summary::terminal(&unsandboxed);
+    let text = gatebench::output::render::summary::terminal(&unsandboxed);
     assert!(text.contains("SANDBOX OFF"), "{text}");
 }
 

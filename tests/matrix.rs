@@ -9,8 +9,8 @@ use std::path::Path;
 
 use common::{gatebench, root, scenario, SMALL};
 use gatebench::corpus::scenario::Scenario;
-use gatebench::output::matrix;
-use gatebench::output::runs;
+use gatebench::output::store::matrix;
+use gatebench::output::store::runs;
 use gatebench::run::options::{Overrides, RunOptions};
 use gatebench::score::outcome::Outcome;
 use gatebench::score::rate::{difference_interval, Rate};
@@ -42,7 +42,7 @@ fn run(file: &Path, reports: &Path) -> gatebench::run::matrix::MatrixFinished {
 }
 
 /// Recall counted from a run's trials, as the ground truth defines it.
-fn recall_of(results: &gatebench::output::results::RunResults) -> Rate {
+fn recall_of(results: &gatebench::output::store::results::RunResults) -> Rate {
     let omission: Vec<_> = results.trials.iter().filter(|t| !t.golden).collect();
     let detected = omission
         .iter()
@@ -154,7 +154,7 @@ fn a_matrix_run_leaves_a_complete_run_per_pipeline_and_differences_computed_from
     assert!(!listed.is_empty());
     // Per category: the recall difference of a category is that of its trials.
     let category = &gate.trials.iter().find(|t| !t.golden).unwrap().category;
-    let by = |r: &gatebench::output::results::RunResults| {
+    let by = |r: &gatebench::output::store::results::RunResults| {
         r.metrics.per_category[category.as_str()].recall.unwrap()
     };
     let d = pair.per_category[category.as_str()]

@@ -8,8 +8,8 @@ mod common;
 use std::path::Path;
 
 use common::*;
-use gatebench::output::compare;
-use gatebench::output::results::RunResults;
+use gatebench::output::render::compare;
+use gatebench::output::store::results::RunResults;
 use gatebench::score::mutation::MutationScore;
 
 const GOLDEN: &str = "subscription-cancel";
@@ -142,7 +142,7 @@ fn unviable_mutants_convergence_and_cost_are_recorded_in_results_and_summaries()
         unviable.count, edit.count
     )));
     assert!(summary.contains("| `delete-task-state` |"));
-    let terminal = gatebench::output::summary::terminal(r);
+    let terminal = gatebench::output::render::summary::terminal(r);
     assert!(terminal.contains("Loop: "), "{terminal}");
     assert!(
         terminal.contains("Unviable mutants (not run)"),

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use gatebench::corpus;
 use gatebench::corpus::scenario::{PipelineSpec, Scenario};
-use gatebench::output::objects::{self, Store};
-use gatebench::output::results;
+use gatebench::output::store::objects::{self, Store};
+use gatebench::output::store::results;
 use gatebench::repo::workdir::WorkRoot;
 use gatebench::run::execute;
 use gatebench::run::options::{Overrides, RunOptions};

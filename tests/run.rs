@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{bundled, gatebench, root, SMALL};
-use gatebench::output::summary;
+use gatebench::output::render::summary;
 use gatebench::score::outcome::Outcome;
 
 #[test]
@@ -15,7 +15,7 @@ fn two_runs_give_identical_commit_ids_and_outcomes() {
     let reports = tempfile::tempdir().unwrap();
     let first = bundled("default.yaml", reports.path(), &[]).results;
     let second = bundled("default.yaml", reports.path(), &[]).results;
-    let key = |r: &gatebench::output::results::RunResults| {
+    let key = |r: &gatebench::output::store::results::RunResults| {
         r.trials
             .iter()
             .map(|t| {

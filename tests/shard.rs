@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use common::*;
-use gatebench::output::results::RunResults;
+use gatebench::output::store::results::RunResults;
 use gatebench::run::merge;
 use gatebench::run::shard::Shard;
 
@@ -124,16 +124,18 @@ fn the_merge_command_writes_a_merged_run_and_exits_like_run() {
         out.stderr
     );
     assert!(out.stdout.contains("merged 2 shards"), "{}", out.stdout);
-    let run = gatebench::output::runs::newest(&merged_into).expect("a merged run folder");
+    let run = gatebench::output::store::runs::newest(&merged_into).expect("a merged run folder");
     assert!(run.join("report.html").is_file());
     assert!(run.display().to_string().ends_with("-legacy-merged"));
     // The merged run has its trial logs as `run` writes them: one folder per trial.
-    let mut merged = gatebench::output::runs::read(&run).unwrap();
+    let mut merged = gatebench::output::store::runs::read(&run).unwrap();
     // Every object its trials reference is in its own store (linked from the shards' stores),
     // and each round kept its report.
     assert_eq!(
         merged.objects,
-        Some(gatebench::output::objects::Store::new(run.join("objects")))
+        Some(gatebench::output::store::objects::Store::new(
+            run.join("objects")
+        ))
     );
     merged.resolve().unwrap();
     assert!(merged

@@ -9,8 +9,9 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::*;
-use gatebench::output::results::{FixtureInfo, RunResults};
-use gatebench::output::{junit, objects, trial_logs};
+use gatebench::output::render::junit;
+use gatebench::output::store::results::{FixtureInfo, RunResults};
+use gatebench::output::store::{objects, trial_logs};
 use gatebench::score::metrics::MetricsReport;
 use gatebench::score::record::TrialRecord;
 use quick_junit::{NonSuccessKind, Report, TestCaseStatus, TestSuite};
@@ -76,7 +77,8 @@ fn embedded(html: &str, id: &str) -> serde_json::Value {
 fn check_run(scenario: &str) {
     let reports = tempfile::tempdir().unwrap();
     let finished = bundled(scenario, reports.path(), &[]);
-    let results = gatebench::output::results::read(&finished.dir.join("results.json")).unwrap();
+    let results =
+        gatebench::output::store::results::read(&finished.dir.join("results.json")).unwrap();
     assert!(results.trials.len() > 100, "the whole corpus");
     let trials = results.trials.clone().into_vec().unwrap();
     let failing: Vec<&TrialRecord> = trials.iter().filter(|t| !t.outcome.is_good()).collect();
@@ -285,8 +287,8 @@ fn check_spool_against_memory(scenario: &str, trials: u32) {
     );
     assert_eq!(spooled.metrics, MetricsReport::of(&memory.trials));
     assert!(
-        gatebench::output::summary::markdown(&spooled)
-            == gatebench::output::summary::markdown(&memory),
+        gatebench::output::render::summary::markdown(&spooled)
+            == gatebench::output::render::summary::markdown(&memory),
         "{scenario}: summary.md"
     );
     assert!(
@@ -294,7 +296,8 @@ fn check_spool_against_memory(scenario: &str, trials: u32) {
             == junit::render_linked(&memory, true).unwrap(),
         "{scenario}: junit.xml"
     );
-    let html = |r: &RunResults| gatebench::output::html::render_with(r, &Default::default(), true);
+    let html =
+        |r: &RunResults| gatebench::output::render::html::render_with(r, &Default::default(), true);
     assert!(
         html(&spooled).unwrap() == html(&memory).unwrap(),
         "{scenario}: report.html"
@@ -321,7 +324,8 @@ fn a_report_of_three_thousand_trials_shows_one_page_pages_to_the_last_and_finds_
     };
     let reports = tempfile::tempdir().unwrap();
     let finished = bundled("legacy.yaml", reports.path(), &[]);
-    let mut results = gatebench::output::results::read(&finished.dir.join("results.json")).unwrap();
+    let mut results =
+        gatebench::output::store::results::read(&finished.dir.join("results.json")).unwrap();
     let (trials, fixtures) = (
         results.trials.clone().into_vec().unwrap(),
         results.fixtures.clone().into_vec().unwrap(),
@@ -349,7 +353,7 @@ fn a_report_of_three_thousand_trials_shows_one_page_pages_to_the_last_and_finds_
     let n = copies.len();
     assert!(n >= 3000, "{n}");
     let page = reports.path().join("large.html");
-    gatebench::output::html::write(&page, &results, &Default::default(), false).unwrap();
+    gatebench::output::render::html::write(&page, &results, &Default::default(), false).unwrap();
     let url = format!("file://{}", page.display());
 
     let dom = dump_dom(&browser, 10_000, &url);

@@ -98,7 +98,7 @@ pub fn placeholder(data: &[u8]) {
 /// A results.json file.
 pub fn results(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
-        let _ = gatebench::output::results::parse(Path::new("results.json"), text);
+        let _ = gatebench::output::store::results::parse(Path::new("results.json"), text);
     }
 }
 

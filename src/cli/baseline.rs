@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use gatebench::exit_code;
-use gatebench::output::runs;
+use gatebench::output::store::runs;
 
 use crate::cli::dispatch::CmdResult;
 

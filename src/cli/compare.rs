@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use gatebench::exit_code;
-use gatebench::output::runs;
+use gatebench::output::store::runs;
 
 use crate::cli::dispatch::CmdResult;
 
@@ -44,15 +44,15 @@ fn cmd_compare(
         (Ok(b), Ok(n)) => (b, n),
         (b, n) => return Err(b.err().into_iter().chain(n.err()).collect()),
     };
-    let comparison = gatebench::output::compare::compare(
+    let comparison = gatebench::output::render::compare::compare(
         &base_results,
         &new_results,
         &base.display().to_string(),
         &new.display().to_string(),
     );
     let text = match format {
-        CompareFormat::Text => gatebench::output::compare::text(&comparison),
-        CompareFormat::Markdown => gatebench::output::compare::markdown(&comparison),
+        CompareFormat::Text => gatebench::output::render::compare::text(&comparison),
+        CompareFormat::Markdown => gatebench::output::render::compare::markdown(&comparison),
     };
     match output {
         Some(file) => {

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use gatebench::corpus;
 use gatebench::exit_code;
-use gatebench::output::runs;
+use gatebench::output::store::runs;
 
 use crate::cli::dispatch::CmdResult;
 
@@ -43,7 +43,7 @@ fn cmd_explain(fixtures: &Path, id: &str, results: Option<&Path>, reports_dir: &
                 .map(|r| (dir.display().to_string(), r))
         }),
     };
-    let text = gatebench::output::explain::explain(
+    let text = gatebench::output::render::explain::explain(
         &corpus,
         id,
         last.as_ref().map(|(label, r)| (label.as_str(), r)),

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use gatebench::corpus;
 use gatebench::exit_code;
-use gatebench::output::runs;
+use gatebench::output::store::runs;
 use gatebench::score::outcome;
 
 use crate::cli::dispatch::CmdResult;
@@ -33,7 +33,8 @@ pub struct ListArgs {
 
 fn parse_outcome(s: &str) -> Result<outcome::Outcome, String> {
     outcome::Outcome::ALL
-        .into_iter()
+        .iter()
+        .copied()
         .find(|o| o.as_str() == s)
         .ok_or_else(|| {
             let all: Vec<&str> = outcome::Outcome::ALL.iter().map(|o| o.as_str()).collect();
@@ -84,7 +85,8 @@ fn cmd_list(
     if last.is_some() {
         head.insert(3, "last run");
     }
-    let mut rows: Vec<Vec<String>> = vec![head.into_iter().map(str::to_owned).collect()];
+    let mut table = gatebench::output::render::table::Table::new(head);
+    let mut listed = 0;
     for f in &corpus.fixtures {
         let outcomes = outcomes_of(&f.id);
         if category.as_ref().is_some_and(|c| c != &f.category)
@@ -106,21 +108,10 @@ fn cmd_list(
         if last.is_some() {
             row.insert(3, gatebench::score::changes::show_outcomes(&outcomes));
         }
-        rows.push(row);
+        table.push(row);
+        listed += 1;
     }
-    let columns = rows[0].len();
-    let widths: Vec<usize> = (0..columns - 1)
-        .map(|i| rows.iter().map(|r| r[i].len()).max().unwrap_or(0))
-        .collect();
-    for r in &rows {
-        let mut line: String = widths
-            .iter()
-            .zip(r)
-            .map(|(w, cell)| format!("{cell:<w$}  "))
-            .collect();
-        line.push_str(&r[columns - 1]);
-        outln!("{line}");
-    }
-    outln!("{} fixtures", rows.len() - 1);
+    out!("{}", table.text(""));
+    outln!("{listed} fixtures");
     Ok(exit_code::SUCCESS)
 }

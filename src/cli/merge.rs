@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use gatebench::output::runs;
-use gatebench::output::summary;
+use gatebench::output::render::summary;
+use gatebench::output::store::runs;
 use gatebench::run::execute;
 
 use crate::cli::dispatch::CmdResult;

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use gatebench::output::summary;
+use gatebench::output::render::summary;
 
 use crate::cli::dispatch::CmdResult;
 

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use gatebench::corpus::scenario::Scenario;
 use gatebench::error::Error;
 use gatebench::exit_code;
-use gatebench::output::results;
-use gatebench::output::summary;
+use gatebench::output::render::summary;
+use gatebench::output::store::results;
 use gatebench::repo::workdir;
 use gatebench::run::execute;
 use gatebench::run::options::{Overrides, RunOptions};
@@ -139,7 +139,7 @@ fn cmd_run(args: RunArgs) -> CmdResult {
 /// A matrix run's terminal table, its folders, and its step summary.
 fn matrix_done(finished: gatebench::run::matrix::MatrixFinished, keep: bool) -> CmdResult {
     let matrix = &finished.matrix;
-    out!("{}", gatebench::output::matrix::terminal(matrix));
+    out!("{}", gatebench::output::render::matrix::terminal(matrix));
     outln!("matrix:  {}", finished.dir.join("matrix.json").display());
     outln!(
         "report:  {} (also summary.md, junit.xml)",
@@ -149,7 +149,7 @@ fn matrix_done(finished: gatebench::run::matrix::MatrixFinished, keep: bool) -> 
         outln!("{name}: {}", run.dir.display());
     }
     if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|v| !v.is_empty()) {
-        gatebench::output::matrix::append_step_summary(Path::new(&path), matrix)
+        gatebench::output::render::matrix::append_step_summary(Path::new(&path), matrix)
             .map_err(|e| vec![e])?;
     }
     if keep {

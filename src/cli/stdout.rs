@@ -9,14 +9,14 @@
 use std::io::Write;
 
 /// Writes `args` to standard output, ending the process on a closed pipe. Control characters are
-/// written as visible escapes (`output::escape::terminal`): what is printed quotes others' text (a
+/// written as visible escapes (`output::render::escape::terminal`): what is printed quotes others' text (a
 /// finding's title, a fixture's category, a file name) and gatebench itself prints none.
 pub fn write(args: std::fmt::Arguments<'_>) {
     let text = match args.as_str() {
         Some(s) => std::borrow::Cow::Borrowed(s),
         None => std::borrow::Cow::Owned(args.to_string()),
     };
-    let shown = gatebench::output::escape::terminal(&text);
+    let shown = gatebench::output::render::escape::terminal(&text);
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(shown.as_bytes()) {
         closed(e);
@@ -28,7 +28,7 @@ pub fn write(args: std::fmt::Arguments<'_>) {
 /// `eprintln!` would panic on it.
 pub fn error_line(args: std::fmt::Arguments<'_>) {
     let text = args.to_string();
-    let shown = gatebench::output::escape::terminal(&text);
+    let shown = gatebench::output::render::escape::terminal(&text);
     let _ = writeln!(std::io::stderr().lock(), "{shown}");
 }
 

@@ -1,19 +1,9 @@
-//! What a run leaves: `results.json` (the source of truth), and everything rendered from it:
-//! the terminal summary, `summary.md`, `junit.xml`, `report.html`, `compare` and `explain`.
+//! What a run leaves: `store/` keeps it (`results.json`, the source of truth, its spool and
+//! objects, the trial logs, `matrix.json`, finding runs on disk); `render/` shows it (the terminal
+//! summary, `summary.md`, `junit.xml`, `report.html`, `compare`, `explain`, the matrix's side by
+//! side), all from the stored results; `outputs.rs` writes a run's files.
 
 pub mod atomic;
-pub mod compare;
-pub mod escape;
-pub mod explain;
-pub mod html;
-pub mod junit;
-pub mod matrix;
-pub mod mutation_html;
-pub mod objects;
 pub mod outputs;
-pub mod reported;
-pub mod results;
-pub mod runs;
-pub mod spool;
-pub mod summary;
-pub mod trial_logs;
+pub mod render;
+pub mod store;

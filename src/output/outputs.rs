@@ -7,17 +7,17 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::output::atomic;
-use crate::output::html;
-use crate::output::junit;
-use crate::output::objects::{self, Store};
-use crate::output::results::{RunResults, SCHEMA_VERSION};
-use crate::output::summary;
-use crate::output::trial_logs::{self, Views};
+use crate::output::render::html;
+use crate::output::render::junit;
+use crate::output::render::summary;
+use crate::output::store::objects::{self, Store};
+use crate::output::store::results::{RunResults, SCHEMA_VERSION};
+use crate::output::store::trial_logs::{self, Views};
 
 /// The files `write_all` writes, in a run's folder.
 pub const FILES: [&str; 4] = ["results.json", "summary.md", "junit.xml", "report.html"];
 /// The folders `write_all_with` writes beside them (`run` only: the per-trial logs).
-pub const DIRS: [&str; 1] = [crate::output::trial_logs::TRIALS];
+pub const DIRS: [&str; 1] = [crate::output::store::trial_logs::TRIALS];
 
 /// Writes every output of a run into `dir`, each atomically; `results.json` first, so that a
 /// failure in a reporter never loses the record. What the trials hold in full (reports, process

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use crate::corpus::scenario::Thresholds;
 use crate::error::{Error, Result};
-use crate::output::results::{self, RunResults};
+use crate::output::store::results::{self, RunResults};
 
 /// A baseline, loaded.
 #[derive(Debug, Clone)]

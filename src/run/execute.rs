@@ -9,11 +9,11 @@ use crate::corpus;
 use crate::corpus::scenario::{self, Thresholds};
 use crate::error::{Error, Result};
 use crate::output::outputs;
-use crate::output::results::{
+use crate::output::store::results::{
     self, CacheStats, CaseRef, Cases, FixtureInfo, RunResults, ScenarioInfo,
 };
-use crate::output::spool::{Records, Spool, Trials};
-use crate::output::trial_logs::{ViewRecord, Views};
+use crate::output::store::spool::{Records, Spool, Trials};
+use crate::output::store::trial_logs::{ViewRecord, Views};
 use crate::pipeline::cache::Cache;
 use crate::pipeline::select;
 use crate::repo::workdir::WorkRoot;
@@ -188,7 +188,7 @@ pub fn run_selected(
                 .binary_search_by(|f| f.id().cmp(id))
                 .map_or(u32::MAX, |i| i as u32)
         };
-        let store = crate::output::objects::Store::new(objects_temp.path());
+        let store = crate::output::store::objects::Store::new(objects_temp.path());
         let total = selected.len() * options.trials as usize;
         let done = AtomicUsize::new(0);
         let cfg = RunConfig {
@@ -216,7 +216,7 @@ pub fn run_selected(
         runner::run_each(selected, pipeline.as_ref(), &cfg, &|record| {
             let n = done.fetch_add(1, Ordering::SeqCst) + 1;
             progress(&record, n, total);
-            if crate::output::objects::holds_content(&record) {
+            if crate::output::store::objects::holds_content(&record) {
                 held_content.store(true, Ordering::Relaxed);
             }
             spool.push(rank(&record.fixture), &record);
@@ -271,7 +271,7 @@ pub fn run_selected(
             &format!("{run_id}{}", suffix.unwrap_or_default()),
         )?;
         let staging = Staging::register(staging);
-        objects_temp.move_to(&staging.path().join(crate::output::objects::DIR))?;
+        objects_temp.move_to(&staging.path().join(crate::output::store::objects::DIR))?;
         let cache_stats = cache.as_ref().map(|c| CacheStats {
             hits,
             misses: trials.len() as u64 - hits,
@@ -322,8 +322,8 @@ pub fn run_selected(
         let dir = options.reports_dir.join(&run_id);
         outputs::write_all_with(staging.path(), &mut results, Some(&views))?;
         staging.publish(&dir)?;
-        results.objects = Some(crate::output::objects::Store::new(
-            dir.join(crate::output::objects::DIR),
+        results.objects = Some(crate::output::store::objects::Store::new(
+            dir.join(crate::output::store::objects::DIR),
         ));
         drop(outputs_lock);
         Ok(Finished { results, dir })
@@ -647,7 +647,7 @@ pub fn write_run(reports_dir: &Path, results: &mut RunResults) -> Result<PathBuf
 pub fn write_run_with(
     reports_dir: &Path,
     results: &mut RunResults,
-    views: Option<&crate::output::trial_logs::Views>,
+    views: Option<&crate::output::store::trial_logs::Views>,
 ) -> Result<PathBuf> {
     let _lock = OUTPUTS.lock().unwrap_or_else(|e| e.into_inner());
     let (run_id, staging) = reserve_run_dir(reports_dir, &results.run_id)?;
@@ -656,8 +656,8 @@ pub fn write_run_with(
     let dir = reports_dir.join(&results.run_id);
     outputs::write_all_with(staging.path(), results, views)?;
     staging.publish(&dir)?;
-    results.objects = Some(crate::output::objects::Store::new(
-        dir.join(crate::output::objects::DIR),
+    results.objects = Some(crate::output::store::objects::Store::new(
+        dir.join(crate::output::store::objects::DIR),
     ));
     Ok(dir)
 }
@@ -687,7 +687,7 @@ pub fn rename_noreplace(from: &Path, to: &Path) -> std::io::Result<()> {
     }
 }
 
-/// The staging folder of run `id`: hidden (runs are listed by their id, `output/runs.rs`).
+/// The staging folder of run `id`: hidden (runs are listed by their id, `output/store/runs.rs`).
 fn staging_name(id: &str) -> String {
     format!(".{id}.partial")
 }

@@ -1,16 +1,17 @@
 //! A matrix run (`pipelines:` in a scenario): every selected fixture under each pipeline, each
 //! pipeline's run a complete run folder of its own (`pipelines/<name>/`, written by
 //! `execute::run_selected` exactly as a single run), then the matrix outputs beside them
-//! (`output/matrix.rs`). The whole folder is staged and published at once, like a single run.
+//! (`output/render/matrix.rs`). The whole folder is staged and published at once, like a single run.
 
 use std::path::PathBuf;
 use std::time::{Instant, SystemTime};
 
 use crate::corpus;
 use crate::error::{Error, Result};
-use crate::output::matrix::{self, MatrixResults, MatrixRun, PIPELINES};
-use crate::output::objects;
-use crate::output::results::RunResults;
+use crate::output::render::matrix::write_all;
+use crate::output::store::matrix::{self, MatrixResults, MatrixRun, PIPELINES};
+use crate::output::store::objects;
+use crate::output::store::results::RunResults;
 use crate::run::baseline;
 use crate::run::execute::{self, Finished, Progress};
 use crate::run::options::RunOptions;
@@ -148,7 +149,7 @@ fn run_all(
         },
         &views,
     );
-    matrix::write_all(staging.path(), &matrix, &views, true)?;
+    write_all(staging.path(), &matrix, &views, true)?;
     staging.publish(&dir)?;
     for (name, finished) in &mut runs {
         finished.dir = dir.join(PIPELINES).join(name.as_str());

@@ -9,7 +9,7 @@ use std::time::SystemTime;
 
 use crate::corpus::hash::repo_hash;
 use crate::error::Error;
-use crate::output::results::{CacheStats, RunResults};
+use crate::output::store::results::{CacheStats, RunResults};
 use crate::run::execute;
 use crate::run::replay::Rescorer;
 use crate::run::shard::ShardInfo;
@@ -414,14 +414,14 @@ pub fn merge_with(
         .collect();
     merged.trials = trials.into();
     // What each fixture expects, as the fixtures checked above say (not as a shard says).
-    let fixtures: Vec<crate::output::results::FixtureInfo> = shards
+    let fixtures: Vec<crate::output::store::results::FixtureInfo> = shards
         .iter()
         .flat_map(|(_, r)| r.fixtures.iter().map(std::borrow::Cow::into_owned))
         .map(|info| {
             rescorer
                 .corpus
                 .get(&info.id)
-                .map_or(info, crate::output::results::FixtureInfo::of)
+                .map_or(info, crate::output::store::results::FixtureInfo::of)
         })
         .collect();
     merged.fixtures = fixtures.into();
@@ -494,7 +494,7 @@ fn scenario_thresholds(r: &RunResults) -> Option<crate::corpus::scenario::Thresh
 pub fn views_of(
     merged: &RunResults,
     fixtures_dir: Option<&Path>,
-) -> Option<crate::output::trial_logs::Views> {
+) -> Option<crate::output::store::trial_logs::Views> {
     let scenario =
         crate::corpus::scenario::Scenario::load(Path::new(&merged.scenario.file)).ok()?;
     let dir = fixtures_dir.map_or_else(|| scenario.fixtures_dir(), Path::to_path_buf);
@@ -509,5 +509,5 @@ pub fn views_of(
                 .filter(|f| crate::corpus::hash::repo_hash(f).is_ok_and(|h| h == info.repo_hash))
         })
         .collect();
-    crate::output::trial_logs::views(&same, &corpus).ok()
+    crate::output::store::trial_logs::views(&same, &corpus).ok()
 }

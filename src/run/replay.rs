@@ -12,9 +12,9 @@ use crate::corpus;
 use crate::corpus::hash::repo_hash;
 use crate::corpus::scenario::{PipelineSpec, Scenario, Thresholds};
 use crate::error::Error;
-use crate::output::objects::Store;
-use crate::output::results::{FixtureInfo, RunResults};
-use crate::output::runs;
+use crate::output::store::objects::Store;
+use crate::output::store::results::{FixtureInfo, RunResults};
+use crate::output::store::runs;
 use crate::pipeline::select;
 use crate::run::execute::{self, Finished};
 use crate::score::metrics::{self, MetricsReport};
@@ -139,7 +139,7 @@ impl Rescorer {
             store.resolve(trial)?;
         }
         trial_score::score(fixture, &self.scoring, trial);
-        crate::output::objects::release(trial);
+        crate::output::store::objects::release(trial);
         if modified_was_error {
             crate::run::runner::apply_on_modified(
                 trial,
@@ -224,7 +224,7 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         .iter()
         .filter_map(|f| corpus.get(&f.id))
         .collect();
-    let views = crate::output::trial_logs::views(&replayed, corpus).map_err(|e| vec![e])?;
+    let views = crate::output::store::trial_logs::views(&replayed, corpus).map_err(|e| vec![e])?;
     let dir = execute::write_run_with(&options.reports_dir, &mut results, Some(&views))
         .map_err(|e| vec![e])?;
     Ok(Finished { results, dir })

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use crate::corpus::fixture::ExpectedRounds;
 use crate::corpus::scenario::OnModified;
 use crate::corpus::{Composed, Entry, Fixture};
-use crate::output::objects::Store;
+use crate::output::store::objects::Store;
 use crate::pipeline::cache::Cache;
 use crate::pipeline::round::{FixInput, Pipeline, RoundInput, RoundOutput, RoundRun};
 use crate::repo::fingerprint::{Fingerprinter, RepoFingerprint};

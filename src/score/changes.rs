@@ -13,41 +13,54 @@ use crate::score::record::TrialRecord;
 
 /// How one fixture's outcomes changed between two runs. A fixture's outcomes are those of all its
 /// trials; "good" means every trial was `detected` (omission) or `passed` (golden).
+//
+// Its id in JSON (`new-false-pass`, serde) and its words in the outputs (`newly passes falsely`,
+// strum) are each written once.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum ChangeKind {
     /// A trial passes falsely now; none did before.
+    #[strum(serialize = "newly passes falsely")]
     NewFalsePass,
     /// A golden fails now (false alarm); none of its trials did before.
+    #[strum(serialize = "newly alarmed")]
     NewlyAlarmed,
     /// An omission fixture detected in every trial before is not now (wrong reason, error, timeout).
+    #[strum(serialize = "newly missed")]
     NewlyMissed,
     /// A golden that passed in every trial before now errors or times out.
+    #[strum(serialize = "newly erroring")]
     NewlyErroring,
     /// Not good before, good now.
+    #[strum(serialize = "fixed")]
     Fixed,
     /// Outcomes differ, but neither a regression nor a fix (e.g. wrong-reason to error).
+    #[strum(serialize = "changed")]
     Changed,
     /// In the new run only.
+    #[strum(serialize = "added")]
     Added,
     /// In the base run only (not run, or no longer in the corpus).
+    #[strum(serialize = "not in the new run")]
     Removed,
 }
 
 impl ChangeKind {
     pub fn as_str(self) -> &'static str {
-        match self {
-            ChangeKind::NewFalsePass => "newly passes falsely",
-            ChangeKind::NewlyAlarmed => "newly alarmed",
-            ChangeKind::NewlyMissed => "newly missed",
-            ChangeKind::NewlyErroring => "newly erroring",
-            ChangeKind::Fixed => "fixed",
-            ChangeKind::Changed => "changed",
-            ChangeKind::Added => "added",
-            ChangeKind::Removed => "not in the new run",
-        }
+        self.into()
     }
 
     /// Whether the change makes the gate worse on a fixture it handled before.

@@ -193,9 +193,37 @@ impl Tally {
     }
 }
 
+/// The headline rates' names as every table shows them, in order (`Metrics::headline`; the
+/// matrix's `Headline` holds the same eight).
+pub const HEADLINE_RATES: [&str; 8] = [
+    "false-pass rate",
+    "recall",
+    "false-alarm rate",
+    "localization",
+    "typing",
+    "finding precision",
+    "requirement recall",
+    "obligation recall",
+];
+
 impl Metrics {
     pub fn count(&self, outcome: Outcome) -> u64 {
         self.outcomes.get(&outcome).copied().unwrap_or(0)
+    }
+
+    /// The headline rates, in the order of [`HEADLINE_RATES`].
+    pub fn headline(&self) -> [Option<Rate>; 8] {
+        let g = &self.ground_truth;
+        [
+            self.false_pass_rate,
+            self.recall,
+            self.false_alarm_rate,
+            g.localization,
+            g.typing,
+            g.finding_precision,
+            g.requirement_recall,
+            g.obligation_recall,
+        ]
     }
 
     /// The metrics of `trials`, those of one fixture together.

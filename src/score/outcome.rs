@@ -10,10 +10,26 @@ use crate::score::locus::{self, GroundTruthScore};
 use crate::score::typing::KindMap;
 use gatebench_report::{Finding, Report, Verdict};
 
+// Its name (`false-pass`) is derived once for `results.json` (serde), the outputs and `list
+// --outcome` (strum), in declaration order (`ALL`). Not a doc comment: the results schema would
+// carry it.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Outcome {
     /// Omission fixture: FAIL or BLOCKED (caught), with a finding at the locus (localized).
     Detected,
@@ -32,26 +48,10 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 7] = [
-        Outcome::Detected,
-        Outcome::WrongReason,
-        Outcome::FalsePass,
-        Outcome::Passed,
-        Outcome::FalseAlarm,
-        Outcome::Error,
-        Outcome::Timeout,
-    ];
+    pub const ALL: &'static [Outcome] = <Outcome as strum::VariantArray>::VARIANTS;
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Detected => "detected",
-            Outcome::WrongReason => "wrong-reason",
-            Outcome::FalsePass => "false-pass",
-            Outcome::Passed => "passed",
-            Outcome::FalseAlarm => "false-alarm",
-            Outcome::Error => "error",
-            Outcome::Timeout => "timeout",
-        }
+        self.into()
     }
 
     /// Whether the trial is what a correct gate gives.
@@ -252,4 +252,29 @@ pub fn convergence(fixture: &Fixture, actual: Option<u32>) -> Option<Convergence
         actual,
         status,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_outcome_has_one_name_in_json_and_in_the_outputs() {
+        let names: Vec<&str> = Outcome::ALL.iter().map(|o| o.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "detected",
+                "wrong-reason",
+                "false-pass",
+                "passed",
+                "false-alarm",
+                "error",
+                "timeout"
+            ]
+        );
+        for o in Outcome::ALL {
+            assert_eq!(serde_json::to_value(o).unwrap(), o.as_str());
+        }
+    }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use gatebench::corpus::scenario::Scenario;
-use gatebench::output::results::RunResults;
+use gatebench::output::store::results::RunResults;
 use gatebench::run::execute;
 use gatebench::run::options::{Overrides, RunOptions};
 

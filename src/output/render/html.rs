@@ -11,18 +11,18 @@ use minijinja::{Environment, Value};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::output::reported::{self, RoundOne};
-use crate::output::results::{FixtureInfo, RunResults};
-use crate::output::summary;
-use crate::output::trial_logs::{self, Views};
+use crate::output::render::reported::{self, RoundOne};
+use crate::output::render::summary;
+use crate::output::store::results::{FixtureInfo, RunResults};
+use crate::output::store::trial_logs::{self, Views};
 use crate::score::metrics::{Metrics, ThresholdResult};
 use crate::score::outcome::{ConvergenceStatus, Outcome};
 use crate::score::rate::Rate;
 use crate::score::record::TrialRecord;
 
-const TEMPLATE: &str = include_str!("../../templates/report.html");
+const TEMPLATE: &str = include_str!("../../../templates/report.html");
 /// Chart.js, minified, exactly as published on npm (`assets/chart.js/README.md`).
-const CHART_JS: &str = include_str!("../../assets/chart.js/chart.umd.min.js");
+const CHART_JS: &str = include_str!("../../../assets/chart.js/chart.umd.min.js");
 
 #[derive(Serialize)]
 struct Context<'a> {
@@ -54,7 +54,7 @@ struct Context<'a> {
     /// The trial logs were written beside the report (`trials/<case>/`): rows link to them.
     linked: bool,
     /// Runs with mutants: the mutation score, survivors first (`mutation_html.rs`).
-    mutation: Option<crate::output::mutation_html::MutationSection>,
+    mutation: Option<crate::output::render::mutation_html::MutationSection>,
 }
 
 #[derive(Serialize)]
@@ -334,19 +334,13 @@ pub fn write_to(
 ) -> std::io::Result<()> {
     // Every character HTML forbids (controls, noncharacters: a finding's title may hold any) is
     // replaced on the way out, whatever part of the page it is in.
-    let mut text = crate::output::escape::HtmlText::new(out);
+    let mut text = crate::output::render::escape::HtmlText::new(out);
     write_page(&mut text, results, views, linked)?;
     text.finish()
 }
 
-/// [`write_to`]'s page, before the characters HTML forbids are replaced.
-fn write_page(
-    out: &mut dyn std::io::Write,
-    results: &RunResults,
-    views: &Views,
-    linked: bool,
-) -> std::io::Result<()> {
-    use std::io::Write;
+/// What the page shell is rendered from: everything but the per-trial parts.
+fn context(results: &RunResults, linked: bool) -> Context<'_> {
     let m = &results.metrics.overall;
     let outcome_counts: Vec<OutcomeCount> = Outcome::ALL
         .iter()
@@ -359,13 +353,7 @@ fn write_page(
     let mut thresholds: Vec<&ThresholdResult> = results.thresholds.iter().collect();
     // Broken thresholds first: they are what the reader came for.
     thresholds.sort_by_key(|t| t.met);
-    let mut env = Environment::new();
-    env.add_template("report.html", TEMPLATE)
-        .map_err(|e| internal("the template", e))?;
-    let template = env
-        .get_template("report.html")
-        .map_err(|e| internal("the template", e))?;
-    let context = Context {
+    Context {
         scenario: &results.scenario.name,
         pipeline: &results.pipeline,
         run_id: &results.run_id,
@@ -395,17 +383,66 @@ fn write_page(
         chart_data: chart_data(results),
         ground_truth: if m.ground_truth.localization.is_some() {
             vec![
-                summary::ground_truth_rows(results, false),
-                summary::ground_truth_rows(results, true),
+                summary::ground_truth_table(results, false).into_rows(),
+                summary::ground_truth_table(results, true).into_rows(),
             ]
         } else {
             Vec::new()
         },
         noise: summary::noise_line(m),
         linked,
-        mutation: crate::output::mutation_html::section(results),
-    };
-    let mut context = Value::from(Serde(&context));
+        mutation: crate::output::render::mutation_html::section(results),
+    }
+}
+
+/// The fixture table's rows as one JSON array, one trial at a time.
+fn write_rows(
+    out: &mut dyn std::io::Write,
+    results: &RunResults,
+    linked: bool,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut json = ScriptJson(out);
+    json.write_all(b"[")?;
+    for (i, t) in results.trials.iter().enumerate() {
+        if i > 0 {
+            json.write_all(b",")?;
+        }
+        let case = trial_logs::case_of(results, &t);
+        let row = Row {
+            fixture: t.fixture.clone(),
+            category: t.category.clone(),
+            golden: t.golden,
+            trial: t.trial,
+            outcome: t.outcome.as_str(),
+            good: t.outcome.is_good(),
+            reason: t.reason.clone(),
+            rounds: rounds_text(&t),
+            duration_ms: t.duration_ms,
+            detail: (!t.outcome.is_good()).then(|| anchor(&t)),
+            log: linked.then(|| format!("{}/{case}/", trial_logs::TRIALS)),
+            case,
+            retried: t.retried,
+        };
+        serde_json::to_writer(&mut json, &row).map_err(std::io::Error::other)?;
+    }
+    json.write_all(b"]")
+}
+
+/// [`write_to`]'s page, before the characters HTML forbids are replaced.
+fn write_page(
+    out: &mut dyn std::io::Write,
+    results: &RunResults,
+    views: &Views,
+    linked: bool,
+) -> std::io::Result<()> {
+    let mut env = Environment::new();
+    env.add_template("report.html", TEMPLATE)
+        .map_err(|e| internal("the template", e))?;
+    let template = env
+        .get_template("report.html")
+        .map_err(|e| internal("the template", e))?;
+    let mut context = Value::from(Serde(&context(results, linked)));
     // The library is inlined as is: a safe string is not HTML-escaped.
     context = minijinja::context! {
         chart_js => Value::from_safe_string(chart_js().to_owned()),
@@ -430,33 +467,7 @@ fn write_page(
         out.write_all(html.as_bytes())?;
     }
     out.write_all(before_rows.as_bytes())?;
-    {
-        let mut json = ScriptJson(&mut *out);
-        json.write_all(b"[")?;
-        for (i, t) in results.trials.iter().enumerate() {
-            if i > 0 {
-                json.write_all(b",")?;
-            }
-            let case = trial_logs::case_of(results, &t);
-            let row = Row {
-                fixture: t.fixture.clone(),
-                category: t.category.clone(),
-                golden: t.golden,
-                trial: t.trial,
-                outcome: t.outcome.as_str(),
-                good: t.outcome.is_good(),
-                reason: t.reason.clone(),
-                rounds: rounds_text(&t),
-                duration_ms: t.duration_ms,
-                detail: (!t.outcome.is_good()).then(|| anchor(&t)),
-                log: linked.then(|| format!("{}/{case}/", trial_logs::TRIALS)),
-                case,
-                retried: t.retried,
-            };
-            serde_json::to_writer(&mut json, &row).map_err(std::io::Error::other)?;
-        }
-        json.write_all(b"]")?;
-    }
+    write_rows(&mut *out, results, linked)?;
     out.write_all(before_trials.as_bytes())?;
     write_trial_views(&mut ScriptJson(&mut *out), results, views, linked)?;
     out.write_all(after.as_bytes())
@@ -514,7 +525,7 @@ fn write_trial_views(
         if i > 0 {
             json.write_all(b",")?;
         }
-        let t = &*crate::output::objects::resolved(results.objects.as_ref(), &t)
+        let t = &*crate::output::store::objects::resolved(results.objects.as_ref(), &t)
             .map_err(|e| internal("a trial's reports", e))?;
         let case = trial_logs::case_of(results, t);
         let view = TrialView {

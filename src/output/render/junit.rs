@@ -13,10 +13,10 @@ use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use quick_xml::Writer;
 
 use crate::error::{Error, Result};
-use crate::output::objects::Store;
-use crate::output::reported;
-use crate::output::results::{FixtureInfo, RunResults};
-use crate::output::trial_logs;
+use crate::output::render::reported;
+use crate::output::store::objects::Store;
+use crate::output::store::results::{FixtureInfo, RunResults};
+use crate::output::store::trial_logs;
 use crate::score::outcome::Outcome;
 use crate::score::record::TrialRecord;
 

@@ -3,15 +3,17 @@
 //! must report, and what the last run's pipeline reported for it.
 
 use std::fmt::Write;
+use std::path::Path;
 
 use crate::corpus::fixture::ExpectedRounds;
-use crate::corpus::{Composed, Corpus, Files};
+use crate::corpus::{Composed, Corpus, Files, Fixture};
 use crate::error::{Error, Result};
-use crate::output::reported;
-use crate::output::results::RunResults;
+use crate::output::render::reported;
+use crate::output::store::results::RunResults;
 use crate::score::outcome;
+use crate::score::record::TrialRecord;
 
-pub use crate::output::trial_logs::diff_trees;
+pub use crate::output::store::trial_logs::diff_trees;
 
 fn layers(f: &Composed) -> Vec<(&'static str, Option<&Files>)> {
     vec![
@@ -26,9 +28,9 @@ fn indent(text: &str, by: &str) -> String {
     text.lines().map(|l| format!("{by}{l}\n")).collect()
 }
 
-/// The explanation of one fixture, with the last run's trials of it when `last` is given.
-pub fn explain(corpus: &Corpus, id: &str, last: Option<(&str, &RunResults)>) -> Result<String> {
-    let fixture = corpus.get(id).ok_or_else(|| {
+/// The fixture named `id`, or an error naming up to five ids that look like it.
+fn find<'a>(corpus: &'a Corpus, id: &str) -> Result<&'a Fixture> {
+    corpus.get(id).ok_or_else(|| {
         let close: Vec<&str> = corpus
             .fixtures
             .iter()
@@ -45,15 +47,12 @@ pub fn explain(corpus: &Corpus, id: &str, last: Option<(&str, &RunResults)>) -> 
             corpus_dir(corpus),
             format!("no fixture with id `{id}`{hint}"),
         )
-    })?;
-    let mut out = String::new();
-    let _ = writeln!(out, "{} ({})", fixture.id, fixture.category);
-    let _ = writeln!(out, "  {}", fixture.description);
-    let _ = writeln!(out, "  file: {}", fixture.file.display());
-    if !fixture.tags.is_empty() {
-        let _ = writeln!(out, "  tags: {}", fixture.tags.join(", "));
-    }
+    })
+}
 
+/// WHAT IT PLANTS: the diff from the golden's trees layer by layer (or, for a golden, its size),
+/// then what each scripted fix changes.
+fn plants(out: &mut String, corpus: &Corpus, fixture: &Fixture) -> Result<()> {
     let _ = writeln!(out, "\nWHAT IT PLANTS");
     let trees = fixture.compose()?;
     match fixture.golden.as_deref().and_then(|g| corpus.get(g)) {
@@ -106,7 +105,11 @@ pub fn explain(corpus: &Corpus, id: &str, last: Option<(&str, &RunResults)>) -> 
         out.push_str(&indent(&diff_trees(before, &fix.files), "    "));
         before = &fix.files;
     }
+    Ok(())
+}
 
+/// WHAT A CORRECT GATE MUST REPORT: verdict, findings, convergence.
+fn expectation(out: &mut String, fixture: &Fixture) {
     let _ = writeln!(out, "\nWHAT A CORRECT GATE MUST REPORT");
     let _ = writeln!(out, "  verdict: {}", fixture.expect.verdict.as_str());
     let expected: Vec<_> = fixture
@@ -127,11 +130,14 @@ pub fn explain(corpus: &Corpus, id: &str, last: Option<(&str, &RunResults)>) -> 
         }
         None => {}
     }
+}
 
+/// WHAT THE LAST RUN REPORTED: the run, then each of the fixture's trials in it.
+fn last_run(out: &mut String, id: &str, last: Option<(&str, &RunResults)>) {
     let _ = writeln!(out, "\nWHAT THE LAST RUN REPORTED");
     let Some((label, results)) = last else {
         let _ = writeln!(out, "  no run found (run `gatebench run` first)");
-        return Ok(out);
+        return;
     };
     let _ = writeln!(
         out,
@@ -150,73 +156,94 @@ pub fn explain(corpus: &Corpus, id: &str, last: Option<(&str, &RunResults)>) -> 
         let _ = writeln!(out, "  this fixture was not in that run");
     }
     for t in trials {
-        let _ = writeln!(
-            out,
-            "\n  trial {}: {} ({})",
-            t.trial,
-            t.outcome.as_str(),
-            t.reason
-        );
-        let case = crate::output::trial_logs::case_of(results, &t);
-        let log = run_dir
-            .filter(|_| crate::ids::is_case_id(&case))
-            .map(|d| d.join(crate::output::trial_logs::TRIALS).join(&case));
-        if let Some(log) = log.filter(|l| l.is_dir()) {
-            let _ = writeln!(out, "    trial log: {}/", log.display());
-        }
-        if t.retried {
-            let _ = writeln!(out, "    attempts: {} (retried)", t.attempts.len());
-        }
-        if let Some(r) = reported::round_one(&t, results.objects.as_ref()) {
-            match r.verdict {
-                Some(v) => {
-                    let _ = writeln!(
-                        out,
-                        "    round 1: {} with {} finding(s)",
-                        v.as_str(),
-                        r.total()
-                    );
-                }
-                None => {
-                    let _ = writeln!(
-                        out,
-                        "    round 1: no usable answer: {}",
-                        r.error.as_deref().unwrap_or("-")
-                    );
-                }
+        trial(out, results, run_dir, &t);
+    }
+}
+
+/// One trial of the last run: outcome, its log folder, round 1's verdict and findings, what was
+/// expected but not reported, the later rounds and convergence.
+fn trial(out: &mut String, results: &RunResults, run_dir: Option<&Path>, t: &TrialRecord) {
+    let _ = writeln!(
+        out,
+        "\n  trial {}: {} ({})",
+        t.trial,
+        t.outcome.as_str(),
+        t.reason
+    );
+    let case = crate::output::store::trial_logs::case_of(results, t);
+    let log = run_dir
+        .filter(|_| crate::ids::is_case_id(&case))
+        .map(|d| d.join(crate::output::store::trial_logs::TRIALS).join(&case));
+    if let Some(log) = log.filter(|l| l.is_dir()) {
+        let _ = writeln!(out, "    trial log: {}/", log.display());
+    }
+    if t.retried {
+        let _ = writeln!(out, "    attempts: {} (retried)", t.attempts.len());
+    }
+    if let Some(r) = reported::round_one(t, results.objects.as_ref()) {
+        match r.verdict {
+            Some(v) => {
+                let _ = writeln!(
+                    out,
+                    "    round 1: {} with {} finding(s)",
+                    v.as_str(),
+                    r.total()
+                );
             }
-            for f in &r.findings {
-                let _ = writeln!(out, "      {}", f.line());
+            None => {
+                let _ = writeln!(
+                    out,
+                    "    round 1: no usable answer: {}",
+                    r.error.as_deref().unwrap_or("-")
+                );
             }
-            if r.left_out > 0 {
-                let _ = writeln!(out, "      ({} more finding(s) not shown)", r.left_out);
-            }
         }
-        for m in t.matchers.iter().filter(|m| m.matched_finding.is_none()) {
-            let _ = writeln!(
-                out,
-                "    expected but not reported: {}",
-                outcome::describe(&m.matcher)
-            );
+        for f in &r.findings {
+            let _ = writeln!(out, "      {}", f.line());
         }
-        for round in t.rounds.iter().skip(1) {
-            let _ = writeln!(
-                out,
-                "    round {}: {}",
-                round.round,
-                round.verdict.map_or("no usable answer", |v| v.as_str())
-            );
-        }
-        if let Some(c) = &t.convergence {
-            let show = |r: Option<u32>| r.map_or("never".to_owned(), |r| format!("round {r}"));
-            let _ = writeln!(
-                out,
-                "    converged: {} (expected {})",
-                show(c.actual),
-                show(c.expected)
-            );
+        if r.left_out > 0 {
+            let _ = writeln!(out, "      ({} more finding(s) not shown)", r.left_out);
         }
     }
+    for m in t.matchers.iter().filter(|m| m.matched_finding.is_none()) {
+        let _ = writeln!(
+            out,
+            "    expected but not reported: {}",
+            outcome::describe(&m.matcher)
+        );
+    }
+    for round in t.rounds.iter().skip(1) {
+        let _ = writeln!(
+            out,
+            "    round {}: {}",
+            round.round,
+            round.verdict.map_or("no usable answer", |v| v.as_str())
+        );
+    }
+    if let Some(c) = &t.convergence {
+        let show = |r: Option<u32>| r.map_or("never".to_owned(), |r| format!("round {r}"));
+        let _ = writeln!(
+            out,
+            "    converged: {} (expected {})",
+            show(c.actual),
+            show(c.expected)
+        );
+    }
+}
+
+/// The explanation of one fixture, with the last run's trials of it when `last` is given.
+pub fn explain(corpus: &Corpus, id: &str, last: Option<(&str, &RunResults)>) -> Result<String> {
+    let fixture = find(corpus, id)?;
+    let mut out = String::new();
+    let _ = writeln!(out, "{} ({})", fixture.id, fixture.category);
+    let _ = writeln!(out, "  {}", fixture.description);
+    let _ = writeln!(out, "  file: {}", fixture.file.display());
+    if !fixture.tags.is_empty() {
+        let _ = writeln!(out, "  tags: {}", fixture.tags.join(", "));
+    }
+    plants(&mut out, corpus, fixture)?;
+    expectation(&mut out, fixture);
+    last_run(&mut out, id, last);
     Ok(out)
 }
 

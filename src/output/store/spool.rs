@@ -5,7 +5,7 @@
 //! "Scale"). The run's fixtures (`FixtureInfo`) and what each planted (the trial logs' views) are
 //! spooled the same way.
 //!
-//! [`Records`] is what a [`RunResults`](crate::output::results::RunResults) holds: such a spool,
+//! [`Records`] is what a [`RunResults`](crate::output::store::results::RunResults) holds: such a spool,
 //! or the records in memory (a run read back from `results.json`, a merge, a replay).
 
 use std::borrow::Cow;

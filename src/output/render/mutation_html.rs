@@ -4,11 +4,12 @@
 
 use serde::Serialize;
 
-use crate::output::results::RunResults;
-use crate::output::trial_logs;
+use crate::output::store::results::RunResults;
+use crate::output::store::trial_logs;
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::score::mutation::{mean, parts, MutantLoop, MutationScore};
+use crate::output::render::mutation_summary::mean;
+use crate::score::mutation::{parts, MutantLoop, MutationScore};
 use crate::score::outcome::Outcome;
 use crate::score::rate::Rate;
 
@@ -173,8 +174,8 @@ pub fn section(results: &RunResults) -> Option<MutationSection> {
         survivors: listed(results, &m.survivors, Outcome::FalsePass),
         wrong_reason: listed(results, &m.wrong_reason, Outcome::WrongReason),
         errors: m.errors,
-        loop_line: crate::score::mutation::loop_line(&m.convergence),
-        unviable: crate::score::mutation::unviable_line(m.unviable.as_ref()),
+        loop_line: crate::output::render::mutation_summary::loop_line(&m.convergence),
+        unviable: crate::output::render::mutation_summary::unviable_line(m.unviable.as_ref()),
         unviable_reasons,
         per_operator,
         per_kind: m.per_kind.iter().map(|(k, r)| rate_row(k, r)).collect(),

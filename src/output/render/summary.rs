@@ -4,7 +4,8 @@
 
 use std::fmt::Write;
 
-use crate::output::results::RunResults;
+use crate::output::render::table::{Align, Cell, Table};
+use crate::output::store::results::RunResults;
 use crate::score::metrics::Metrics;
 use crate::score::outcome::{ConvergenceStatus, Outcome};
 use crate::score::rate::Rate;
@@ -22,84 +23,75 @@ fn rate(r: &Option<Rate>) -> String {
     }
 }
 
-const COLUMNS: [Outcome; 7] = Outcome::ALL;
+const COLUMNS: &[Outcome] = Outcome::ALL;
 
-fn row(name: &str, m: &Metrics) -> Vec<String> {
-    let mut cells = vec![name.to_owned(), m.fixtures.to_string()];
-    cells.extend(COLUMNS.iter().map(|o| m.count(*o).to_string()));
-    cells.push(rate(&m.recall));
-    cells.push(rate(&m.false_pass_rate));
+fn row(name: &str, m: &Metrics) -> Vec<Cell> {
+    let mut cells = vec![Cell::others(name), m.fixtures.to_string().into()];
+    cells.extend(COLUMNS.iter().map(|o| m.count(*o).to_string().into()));
+    cells.push(rate(&m.recall).into());
+    cells.push(rate(&m.false_pass_rate).into());
     cells
 }
 
-fn header() -> Vec<String> {
-    let mut cells = vec!["category".to_owned(), "fixtures".to_owned()];
-    cells.extend(COLUMNS.iter().map(|o| o.as_str().to_owned()));
-    cells.push("recall [95% CI]".into());
-    cells.push("false-pass rate [95% CI]".into());
-    cells
+/// The outcome table: one row per category, overall as the total.
+fn outcome_table(results: &RunResults) -> Table {
+    let mut head = vec!["category", "fixtures"];
+    head.extend(COLUMNS.iter().map(|o| o.as_str()));
+    head.extend(["recall [95% CI]", "false-pass rate [95% CI]"]);
+    let mut table = Table::new(head).figures();
+    for (name, m) in &results.metrics.per_category {
+        table.push(row(name, m));
+    }
+    table.total(row("overall", &results.metrics.overall));
+    table
 }
 
-fn table_rows(results: &RunResults) -> Vec<Vec<String>> {
-    let mut rows: Vec<Vec<String>> = results
-        .metrics
-        .per_category
-        .iter()
-        .map(|(name, m)| row(name, m))
-        .collect();
-    rows.push(row("overall", &results.metrics.overall));
-    rows
+fn ground_truth_row(name: &str, m: &Metrics) -> Vec<Cell> {
+    let g = &m.ground_truth;
+    vec![
+        Cell::others(name),
+        g.localization
+            .map_or_else(|| "0".to_owned(), |r| r.denominator.to_string())
+            .into(),
+        rate(&g.localization).into(),
+        rate(&g.typing).into(),
+        rate(&g.finding_precision).into(),
+        rate(&g.requirement_recall).into(),
+        rate(&g.obligation_recall).into(),
+    ]
 }
 
-/// The verifier-neutral columns (docs/SCORING.md): each rate with its Wilson interval.
-fn ground_truth_header(first: &str) -> Vec<String> {
-    [
-        first,
+/// The ground-truth table, with the verifier-neutral columns (docs/SCORING.md), each rate with
+/// its Wilson interval: one row per category (or kind) with omission trials, then overall (set
+/// apart as a total when there is a row above it).
+pub fn ground_truth_table(results: &RunResults, per_kind: bool) -> Table {
+    let groups = if per_kind {
+        &results.metrics.per_kind
+    } else {
+        &results.metrics.per_category
+    };
+    let mut table = Table::new([
+        if per_kind { "kind" } else { "category" },
         "caught",
         "localization [95% CI]",
         "typing [95% CI]",
         "finding precision [95% CI]",
         "requirement recall [95% CI]",
         "obligation recall [95% CI]",
-    ]
-    .map(str::to_owned)
-    .to_vec()
-}
-
-fn ground_truth_row(name: &str, m: &Metrics) -> Vec<String> {
-    let g = &m.ground_truth;
-    vec![
-        name.to_owned(),
-        g.localization
-            .map_or_else(|| "0".to_owned(), |r| r.denominator.to_string()),
-        rate(&g.localization),
-        rate(&g.typing),
-        rate(&g.finding_precision),
-        rate(&g.requirement_recall),
-        rate(&g.obligation_recall),
-    ]
-}
-
-/// The ground-truth table: one row per category (or kind) with omission trials, then overall.
-pub fn ground_truth_rows(results: &RunResults, per_kind: bool) -> Vec<Vec<String>> {
-    let groups = if per_kind {
-        &results.metrics.per_kind
+    ])
+    .figures();
+    let mut any = false;
+    for (name, m) in groups.iter().filter(|(_, m)| m.recall.is_some()) {
+        table.push(ground_truth_row(name, m));
+        any = true;
+    }
+    let overall = ground_truth_row("overall", &results.metrics.overall);
+    if any {
+        table.total(overall);
     } else {
-        &results.metrics.per_category
-    };
-    let mut rows = vec![ground_truth_header(if per_kind {
-        "kind"
-    } else {
-        "category"
-    })];
-    rows.extend(
-        groups
-            .iter()
-            .filter(|(_, m)| m.recall.is_some())
-            .map(|(name, m)| ground_truth_row(name, m)),
-    );
-    rows.push(ground_truth_row("overall", &results.metrics.overall));
-    rows
+        table.push(overall);
+    }
+    table
 }
 
 /// One line on what the goldens drew: FAIL-level findings per golden trial.
@@ -112,33 +104,6 @@ pub fn noise_line(m: &Metrics) -> String {
         ),
         None => "noise n/a (no golden trial with a report)".into(),
     }
-}
-
-/// `rows` as aligned text: the first column left, the others right, a rule above the last row.
-fn aligned(rows: &[Vec<String>], indent: &str) -> String {
-    let widths: Vec<usize> = (0..rows[0].len())
-        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
-        .collect();
-    let mut out = String::new();
-    for (n, r) in rows.iter().enumerate() {
-        if n == rows.len() - 1 && rows.len() > 2 {
-            let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-            let _ = writeln!(out, "{indent}{}", rule.join("  "));
-        }
-        let cells: Vec<String> = r
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                if i == 0 {
-                    format!("{c:<w$}", w = widths[i])
-                } else {
-                    format!("{c:>w$}", w = widths[i])
-                }
-            })
-            .collect();
-        let _ = writeln!(out, "{indent}{}", cells.join("  ").trim_end());
-    }
-    out
 }
 
 fn bad_trials(results: &RunResults, outcome: Outcome) -> Vec<String> {
@@ -188,10 +153,10 @@ fn convergence_lines(results: &RunResults) -> Vec<String> {
 
 /// The convergence of each family (category) that looped: how many trials first passed at each
 /// round (or never), the rounds run, their wall time, and their cost where the pipeline reported
-/// it. Empty when no trial ran more than one round.
-fn convergence_rows(results: &RunResults) -> Vec<Vec<String>> {
+/// it. `None` when no trial ran more than one round.
+fn convergence_table(results: &RunResults) -> Option<Table> {
     if !results.trials.iter().any(|t| t.rounds.len() > 1) {
-        return Vec::new();
+        return None;
     }
     let mut keys: Vec<&String> = results
         .metrics
@@ -210,26 +175,38 @@ fn convergence_rows(results: &RunResults) -> Vec<Vec<String>> {
         }
     }));
     head.extend(["rounds run".into(), "round time".into(), "cost".into()]);
-    let mut rows = vec![head];
+    // The category and the cost (words) left, the counts right.
+    let last = head.len() - 1;
+    let align = (0..head.len()).map(|i| {
+        if i == 0 || i == last {
+            Align::Left
+        } else {
+            Align::Right
+        }
+    });
+    let mut table = Table::new(head).aligned(align);
     for (category, m) in &results.metrics.per_category {
         if m.rounds.is_empty() {
             continue;
         }
-        let mut row = vec![category.clone()];
+        let mut row = vec![Cell::others(category.as_str())];
         row.extend(
             keys.iter()
-                .map(|k| m.rounds.get(*k).copied().unwrap_or(0).to_string()),
+                .map(|k| m.rounds.get(*k).copied().unwrap_or(0).to_string().into()),
         );
-        row.push(m.rounds_run.to_string());
-        row.push(format!("{:.2}s", m.round_ms as f64 / 1000.0));
-        row.push(if m.cost.any_known() {
-            m.cost.display()
-        } else {
-            "not reported".to_owned()
-        });
-        rows.push(row);
+        row.push(m.rounds_run.to_string().into());
+        row.push(format!("{:.2}s", m.round_ms as f64 / 1000.0).into());
+        row.push(
+            if m.cost.any_known() {
+                m.cost.display()
+            } else {
+                "not reported".to_owned()
+            }
+            .into(),
+        );
+        table.push(row);
     }
-    rows
+    Some(table)
 }
 
 /// Fixtures whose trials were good in some, not all: `id: 2 of 3 good (verdicts fail 2, pass 1)`.
@@ -345,21 +322,18 @@ fn run_lines(results: &RunResults) -> Vec<String> {
     lines
 }
 
-/// The terminal summary.
-pub fn terminal(results: &RunResults) -> String {
-    let mut out = String::new();
-    let m = &results.metrics.overall;
-    let _ = writeln!(
-        out,
-        "gatebench {}: {} fixtures x {} trial(s) = {} trials, pipeline {}, {} jobs, {:.2}s",
-        results.scenario.name,
-        m.fixtures,
-        results.trial_count,
-        m.trials,
-        results.pipeline,
-        results.jobs,
-        results.duration_ms as f64 / 1000.0
-    );
+/// A titled list for the terminal: `\nTITLE (n)` and the lines indented; nothing when empty.
+fn text_list(out: &mut String, title: &str, list: Vec<String>) {
+    if !list.is_empty() {
+        let _ = writeln!(out, "\n{title} ({})", list.len());
+        for line in list {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
+}
+
+/// The terminal's lists of what went wrong: false passes first, then what else is off.
+fn text_lists(out: &mut String, results: &RunResults) {
     for (title, outcome) in [
         ("FALSE PASSES", Outcome::FalsePass),
         ("FALSE ALARMS (goldens that failed)", Outcome::FalseAlarm),
@@ -367,67 +341,25 @@ pub fn terminal(results: &RunResults) -> String {
         ("ERRORS", Outcome::Error),
         ("TIMEOUTS", Outcome::Timeout),
     ] {
-        let list = bad_trials(results, outcome);
-        if !list.is_empty() {
-            let _ = writeln!(out, "\n{title} ({})", list.len());
-            for line in list {
-                let _ = writeln!(out, "  {line}");
-            }
-        }
+        text_list(out, title, bad_trials(results, outcome));
     }
-    let conv = convergence_lines(results);
-    if !conv.is_empty() {
-        let _ = writeln!(out, "\nROUNDS OFF EXPECTATION ({})", conv.len());
-        for line in conv {
-            let _ = writeln!(out, "  {line}");
-        }
-    }
-    for (title, list) in [
-        ("FLAKY (good in some trials, not all)", flaky_lines(results)),
-        (
-            "CHANGED THE REPOSITORY IT VERIFIED",
-            modified_lines(results),
-        ),
-    ] {
-        if !list.is_empty() {
-            let _ = writeln!(out, "\n{title} ({})", list.len());
-            for line in list {
-                let _ = writeln!(out, "  {line}");
-            }
-        }
-    }
-    out.push('\n');
-    let mut rows = vec![header()];
-    rows.extend(table_rows(results));
-    let widths: Vec<usize> = (0..rows[0].len())
-        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
-        .collect();
-    for (n, r) in rows.iter().enumerate() {
-        if n == rows.len() - 1 {
-            let _ = writeln!(
-                out,
-                "{}",
-                widths
-                    .iter()
-                    .map(|w| "-".repeat(*w))
-                    .collect::<Vec<_>>()
-                    .join("  ")
-            );
-        }
-        let cells: Vec<String> = r
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                if i == 0 {
-                    format!("{c:<w$}", w = widths[i])
-                } else {
-                    format!("{c:>w$}", w = widths[i])
-                }
-            })
-            .collect();
-        let _ = writeln!(out, "{}", cells.join("  ").trim_end());
-    }
-    let _ = writeln!(out, "\n{}", headline(results));
+    text_list(out, "ROUNDS OFF EXPECTATION", convergence_lines(results));
+    text_list(
+        out,
+        "FLAKY (good in some trials, not all)",
+        flaky_lines(results),
+    );
+    text_list(
+        out,
+        "CHANGED THE REPOSITORY IT VERIFIED",
+        modified_lines(results),
+    );
+}
+
+/// The terminal's ground-truth line, and its tables per category and per kind when anything was
+/// caught.
+fn text_ground_truth(out: &mut String, results: &RunResults) {
+    let m = &results.metrics.overall;
     let _ = writeln!(
         out,
         "ground truth: localization {}, typing {}, finding precision {}, requirement recall {}, obligation recall {}; {}",
@@ -445,38 +377,26 @@ pub fn terminal(results: &RunResults) -> String {
                 "ground truth per {}:",
                 if per_kind { "kind" } else { "category" }
             );
-            out.push_str(&aligned(&ground_truth_rows(results, per_kind), "  "));
+            out.push_str(&ground_truth_table(results, per_kind).text("  "));
         }
     }
+}
+
+/// The terminal's convergence: the overall distribution, then per category.
+fn text_convergence(out: &mut String, results: &RunResults) {
+    let m = &results.metrics.overall;
     if !m.rounds.is_empty() {
         let dist: Vec<String> = m.rounds.iter().map(|(k, v)| format!("{k}: {v}")).collect();
         let _ = writeln!(out, "convergence rounds: {}", dist.join(", "));
     }
-    let conv = convergence_rows(results);
-    if !conv.is_empty() {
+    if let Some(table) = convergence_table(results) {
         let _ = writeln!(out, "convergence per category:");
-        let widths: Vec<usize> = (0..conv[0].len())
-            .map(|i| conv.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
-            .collect();
-        for r in &conv {
-            let cells: Vec<String> = r
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    if i == 0 || i == r.len() - 1 {
-                        format!("{c:<w$}", w = widths[i])
-                    } else {
-                        format!("{c:>w$}", w = widths[i])
-                    }
-                })
-                .collect();
-            let _ = writeln!(out, "  {}", cells.join("  ").trim_end());
-        }
+        out.push_str(&table.text("  "));
     }
-    for line in run_lines(results) {
-        let _ = writeln!(out, "{line}");
-    }
-    let _ = writeln!(out);
+}
+
+/// The terminal's thresholds, one a line, the names in a column at least 24 wide.
+fn text_thresholds(out: &mut String, results: &RunResults) {
     let width = results
         .thresholds
         .iter()
@@ -492,18 +412,44 @@ pub fn terminal(results: &RunResults) -> String {
             t.name, t.figure, t.bar
         );
     }
+}
+
+/// The terminal summary.
+pub fn terminal(results: &RunResults) -> String {
+    let mut out = String::new();
+    let m = &results.metrics.overall;
+    let _ = writeln!(
+        out,
+        "gatebench {}: {} fixtures x {} trial(s) = {} trials, pipeline {}, {} jobs, {:.2}s",
+        results.scenario.name,
+        m.fixtures,
+        results.trial_count,
+        m.trials,
+        results.pipeline,
+        results.jobs,
+        results.duration_ms as f64 / 1000.0
+    );
+    text_lists(&mut out, results);
+    out.push('\n');
+    out.push_str(&outcome_table(results).text(""));
+    let _ = writeln!(out, "\n{}", headline(results));
+    text_ground_truth(&mut out, results);
+    text_convergence(&mut out, results);
+    for line in run_lines(results) {
+        let _ = writeln!(out, "{line}");
+    }
+    let _ = writeln!(out);
+    text_thresholds(&mut out, results);
     if let Some(mutation) = &results.metrics.mutation {
-        for line in crate::score::mutation::summary_lines(mutation) {
+        for line in crate::output::render::mutation_summary::summary_lines(mutation) {
             let _ = writeln!(out, "{line}");
         }
     }
     out
 }
 
-/// The Markdown summary (`summary.md`).
-pub fn markdown(results: &RunResults) -> String {
-    let mut out = String::new();
-    let m = &results.metrics.overall;
+/// `summary.md`'s title and, first, the broken thresholds: they are why a check is red.
+fn md_head(out: &mut String, results: &RunResults) {
     let broken: Vec<_> = results.thresholds.iter().filter(|t| !t.met).collect();
     let verdict = if broken.is_empty() {
         "all thresholds met"
@@ -515,7 +461,6 @@ pub fn markdown(results: &RunResults) -> String {
         "# gatebench: {} ({verdict})\n",
         md(&results.scenario.name)
     );
-    // Broken thresholds first: they are why a check is red.
     if !broken.is_empty() {
         let _ = writeln!(out, "## Broken thresholds\n");
         for t in &broken {
@@ -530,10 +475,14 @@ pub fn markdown(results: &RunResults) -> String {
         }
         out.push('\n');
     }
+}
+
+/// `summary.md`'s setup line (pipeline, size, exit code, shard or merge) and headline.
+fn md_setup(out: &mut String, results: &RunResults) {
     let mut setup = format!(
         "Pipeline {}, {} fixtures x {} trial(s), exit code {}",
         code(&results.pipeline),
-        m.fixtures,
+        results.metrics.overall.fixtures,
         results.trial_count,
         results.exit_code
     );
@@ -548,30 +497,39 @@ pub fn markdown(results: &RunResults) -> String {
     }
     let _ = writeln!(out, "{setup}.\n");
     let _ = writeln!(out, "**{}**\n", headline(results));
-    if let Some(ratchet) = results
+}
+
+/// `summary.md`'s regressions against the ratchet's baseline, when there are any.
+fn md_regressions(out: &mut String, results: &RunResults) {
+    let Some(ratchet) = results
         .ratchet
         .as_ref()
         .filter(|r| !r.regressions.is_empty())
-    {
+    else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "## Regressions against the baseline ({})\n\nBaseline {}.\n",
+        ratchet.regressions.len(),
+        code(&ratchet.baseline)
+    );
+    for r in &ratchet.regressions {
         let _ = writeln!(
             out,
-            "## Regressions against the baseline ({})\n\nBaseline {}.\n",
-            ratchet.regressions.len(),
-            code(&ratchet.baseline)
+            "- {} ({}): {}, {} -> {}",
+            code(&r.fixture),
+            md(&r.category),
+            r.kind.as_str(),
+            md(&r.base),
+            md(&r.new)
         );
-        for r in &ratchet.regressions {
-            let _ = writeln!(
-                out,
-                "- {} ({}): {}, {} -> {}",
-                code(&r.fixture),
-                md(&r.category),
-                r.kind.as_str(),
-                md(&r.base),
-                md(&r.new)
-            );
-        }
-        out.push('\n');
     }
+    out.push('\n');
+}
+
+/// `summary.md`'s trials that went wrong, one section per outcome.
+fn md_bad_trials(out: &mut String, results: &RunResults) {
     for (title, outcome) in [
         ("False passes", Outcome::FalsePass),
         ("False alarms", Outcome::FalseAlarm),
@@ -597,60 +555,60 @@ pub fn markdown(results: &RunResults) -> String {
             out.push('\n');
         }
     }
-    let _ = writeln!(out, "## Per category\n");
-    let head = header();
-    let _ = writeln!(out, "| {} |", head.join(" | "));
-    let _ = writeln!(out, "|{}", "---|".repeat(head.len()));
-    for r in table_rows(results) {
-        let _ = writeln!(out, "| {} |", cells(&r));
+}
+
+/// `summary.md`'s ground truth: what it measures, then the tables per category and per kind.
+fn md_ground_truth(out: &mut String, results: &RunResults) {
+    let m = &results.metrics.overall;
+    if m.ground_truth.localization.is_none() {
+        return;
     }
-    if m.ground_truth.localization.is_some() {
+    let _ = writeln!(
+        out,
+        "\n## Ground truth\n\nFrom each report alone, as for any verifier (docs/SCORING.md): \
+         `caught` omission trials (the expected FAIL or BLOCKED), the share of them with a finding \
+         at the locus (localization) and of the planted kind (typing); finding precision over \
+         FAIL-level findings on omission fixtures; seed 004's Requirement and Obligation Recall. \
+         {}.\n",
+        noise_line(m)
+    );
+    for per_kind in [false, true] {
+        out.push_str(&ground_truth_table(results, per_kind).markdown());
+        out.push('\n');
+    }
+}
+
+/// `summary.md`'s convergence: the distribution, per category, and the trials off expectation.
+fn md_convergence(out: &mut String, results: &RunResults) {
+    let m = &results.metrics.overall;
+    if m.rounds.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n## Convergence rounds\n");
+    let mut rounds = Table::new(["first PASS at", "trials"]);
+    for (k, v) in &m.rounds {
+        rounds.push([k.clone(), v.to_string()]);
+    }
+    out.push_str(&rounds.markdown());
+    if let Some(table) = convergence_table(results) {
         let _ = writeln!(
             out,
-            "\n## Ground truth\n\nFrom each report alone, as for any verifier (docs/SCORING.md): \
-             `caught` omission trials (the expected FAIL or BLOCKED), the share of them with a finding \
-             at the locus (localization) and of the planted kind (typing); finding precision over \
-             FAIL-level findings on omission fixtures; seed 004's Requirement and Obligation Recall. \
-             {}.\n",
-            noise_line(m)
+            "\nPer category (trials by the round of their first PASS; the rounds run, their \
+             wall time and cost):\n"
         );
-        for per_kind in [false, true] {
-            let rows = ground_truth_rows(results, per_kind);
-            let _ = writeln!(out, "| {} |", rows[0].join(" | "));
-            let _ = writeln!(out, "|{}", "---|".repeat(rows[0].len()));
-            for r in &rows[1..] {
-                let _ = writeln!(out, "| {} |", cells(r));
-            }
-            out.push('\n');
+        out.push_str(&table.markdown());
+    }
+    let conv = convergence_lines(results);
+    if !conv.is_empty() {
+        let _ = writeln!(out, "\nOff expectation:\n");
+        for line in conv {
+            let _ = writeln!(out, "- {}", md(&line));
         }
     }
-    if !m.rounds.is_empty() {
-        let _ = writeln!(out, "\n## Convergence rounds\n");
-        let _ = writeln!(out, "| first PASS at | trials |\n|---|---|");
-        for (k, v) in &m.rounds {
-            let _ = writeln!(out, "| {k} | {v} |");
-        }
-        let per_category = convergence_rows(results);
-        if !per_category.is_empty() {
-            let _ = writeln!(
-                out,
-                "\nPer category (trials by the round of their first PASS; the rounds run, their \
-                 wall time and cost):\n"
-            );
-            let _ = writeln!(out, "| {} |", per_category[0].join(" | "));
-            let _ = writeln!(out, "|{}", "---|".repeat(per_category[0].len()));
-            for r in &per_category[1..] {
-                let _ = writeln!(out, "| {} |", cells(r));
-            }
-        }
-        let conv = convergence_lines(results);
-        if !conv.is_empty() {
-            let _ = writeln!(out, "\nOff expectation:\n");
-            for line in conv {
-                let _ = writeln!(out, "- {}", md(&line));
-            }
-        }
-    }
+}
+
+/// `summary.md`'s flaky fixtures, repositories changed, and the run's lines (trials, cost, cache).
+fn md_run_lists(out: &mut String, results: &RunResults) {
     for (title, list) in [
         (
             "Flaky fixtures (good in some trials, not all)",
@@ -675,43 +633,49 @@ pub fn markdown(results: &RunResults) -> String {
             let _ = writeln!(out, "- {}", md(&line));
         }
     }
-    let _ = writeln!(
-        out,
-        "\n## Thresholds\n\n| threshold | figure | bar | met |\n|---|---|---|---|"
-    );
+}
+
+/// `summary.md`'s thresholds table.
+fn md_thresholds(out: &mut String, results: &RunResults) {
+    let _ = writeln!(out, "\n## Thresholds\n");
+    let mut table = Table::new(["threshold", "figure", "bar", "met"]);
     for t in &results.thresholds {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} |",
-            md(&t.name),
-            md(&t.figure),
-            md(&t.bar),
-            if t.met { "yes" } else { "**no**" }
-        );
+        table.push([
+            Cell::others(t.name.as_str()),
+            Cell::others(t.figure.as_str()),
+            Cell::others(t.bar.as_str()),
+            (if t.met { "yes" } else { "**no**" }).into(),
+        ]);
     }
+    out.push_str(&table.markdown());
+}
+
+/// The Markdown summary (`summary.md`).
+pub fn markdown(results: &RunResults) -> String {
+    let mut out = String::new();
+    md_head(&mut out, results);
+    md_setup(&mut out, results);
+    md_regressions(&mut out, results);
+    md_bad_trials(&mut out, results);
+    let _ = writeln!(out, "## Per category\n");
+    out.push_str(&outcome_table(results).markdown());
+    md_ground_truth(&mut out, results);
+    md_convergence(&mut out, results);
+    md_run_lists(&mut out, results);
+    md_thresholds(&mut out, results);
     if let Some(mutation) = &results.metrics.mutation {
         let _ = writeln!(out, "\n## Mutation score\n");
-        out.push_str(&crate::score::mutation::markdown(mutation));
+        out.push_str(&crate::output::render::mutation_summary::markdown(mutation));
     }
     out
 }
 
 /// Text others wrote, as Markdown text (`escape::markdown`).
 fn md(text: &str) -> String {
-    crate::output::escape::markdown(text)
+    crate::output::render::escape::markdown(text)
 }
 
 /// Text others wrote, as a Markdown code span (`escape::markdown_code`).
 fn code(text: &str) -> String {
-    crate::output::escape::markdown_code(text)
-}
-
-/// A table row's cells: the first (a category or a kind, from a fixture) escaped, so it cannot
-/// add a cell or a line; the rest are figures gatebench computed.
-fn cells(row: &[String]) -> String {
-    row.iter()
-        .enumerate()
-        .map(|(i, c)| if i == 0 { md(c) } else { c.clone() })
-        .collect::<Vec<_>>()
-        .join(" | ")
+    crate::output::render::escape::markdown_code(text)
 }

@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 use crate::corpus::fixture::LocusEntry;
 use crate::corpus::{Corpus, Fixture};
 use crate::error::{Error, Result};
-use crate::output::reported::shown;
-use crate::output::results::RunResults;
-use crate::output::spool::{Record, Records, Spool};
+use crate::output::render::reported::shown;
+use crate::output::store::results::RunResults;
+use crate::output::store::spool::{Record, Records, Spool};
 use crate::score::locus;
 use crate::score::record::{Attempt, TrialRecord};
 use gatebench_report::Finding;
@@ -125,8 +125,9 @@ fn view_of(f: &Fixture, corpus: &Corpus) -> FixtureView {
 pub fn case_of(results: &RunResults, trial: &TrialRecord) -> String {
     let computed =
         crate::repo::workdir::case_id(&results.scenario.name, &trial.fixture, trial.trial);
-    let is_it =
-        |c: &crate::output::results::CaseRef| c.fixture == trial.fixture && c.trial == trial.trial;
+    let is_it = |c: &crate::output::store::results::CaseRef| {
+        c.fixture == trial.fixture && c.trial == trial.trial
+    };
     let cases = &results.cases;
     if cases.is_empty() || cases.are_computed() || cases.get(&computed).is_some_and(|c| is_it(&c)) {
         return computed;
@@ -190,7 +191,7 @@ pub fn rounds_view(trial: &TrialRecord, view: Option<&FixtureView>) -> Vec<Round
             let listed = r
                 .report
                 .as_ref()
-                .map(crate::output::reported::Shown::of)
+                .map(crate::output::render::reported::Shown::of)
                 .unwrap_or_default();
             for value in listed.first {
                 match serde_json::from_value::<Finding>(value) {
@@ -319,7 +320,7 @@ fn write_one(
     trial: &TrialRecord,
 ) -> Result<()> {
     {
-        let trial = &*crate::output::objects::resolved(results.objects.as_ref(), trial)?;
+        let trial = &*crate::output::store::objects::resolved(results.objects.as_ref(), trial)?;
         let case = case_of(results, trial);
         // A case id read from a results file names a folder: only in its format.
         let dir = run_dir

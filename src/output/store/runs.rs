@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::output::results::{self, RunResults};
+use crate::output::store::results::{self, RunResults};
 
 /// The results file a path names: the file itself, or `results.json` inside a run folder.
 pub fn results_file(path: &Path) -> PathBuf {
@@ -20,7 +20,7 @@ pub fn results_file(path: &Path) -> PathBuf {
 pub fn read(path: &Path) -> Result<RunResults> {
     let file = results_file(path);
     if !file.is_file() && path.join("matrix.json").is_file() {
-        let pipelines = path.join(crate::output::matrix::PIPELINES);
+        let pipelines = path.join(crate::output::store::matrix::PIPELINES);
         let mut names: Vec<String> = std::fs::read_dir(&pipelines)
             .map(|entries| {
                 entries

@@ -2,14 +2,15 @@
 //! missed, newly alarm or were fixed; metric deltas with intervals; convergence and cost deltas.
 //! The ratchet (`ratchet.rs`) judges a run with the same fixture comparison.
 
-use crate::output::escape;
+use crate::output::render::escape;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-use crate::output::results::RunResults;
+use crate::output::render::table::{Cell, Table};
+use crate::output::store::results::RunResults;
 use crate::score::changes::{fixture_changes, ChangeKind, FixtureChange};
 use crate::score::cost::{CostTotal, Sum};
-use crate::score::metrics::Metrics;
+use crate::score::metrics::{Metrics, HEADLINE_RATES};
 use crate::score::outcome::Outcome;
 use crate::score::rate::{difference_interval, Rate};
 
@@ -160,17 +161,8 @@ impl Comparison {
 
 /// The rates every comparison shows, by name, in order.
 pub fn rates(m: &Metrics) -> [(&'static str, Option<Rate>); 8] {
-    let g = &m.ground_truth;
-    [
-        ("false-pass rate", m.false_pass_rate),
-        ("recall", m.recall),
-        ("false-alarm rate", m.false_alarm_rate),
-        ("localization", g.localization),
-        ("typing", g.typing),
-        ("finding precision", g.finding_precision),
-        ("requirement recall", g.requirement_recall),
-        ("obligation recall", g.obligation_recall),
-    ]
+    let values = m.headline();
+    std::array::from_fn(|i| (HEADLINE_RATES[i], values[i]))
 }
 
 fn rate_deltas(base: Option<&Metrics>, new: Option<&Metrics>) -> Vec<RateDelta> {
@@ -275,11 +267,17 @@ pub fn show_rate(r: &Option<Rate>) -> String {
     }
 }
 
-fn show_difference(d: &RateDelta) -> String {
-    match d.difference() {
+/// A difference `new - base` as `+0.100 [-0.05, +0.24]` (value and Newcombe interval), or
+/// `n/a` (also the matrix's tables).
+pub fn show_interval(d: Option<(f64, f64, f64)>) -> String {
+    match d {
         Some((v, low, high)) => format!("{v:+.3} [{low:+.2}, {high:+.2}]"),
         None => "n/a".into(),
     }
+}
+
+fn show_difference(d: &RateDelta) -> String {
+    show_interval(d.difference())
 }
 
 fn signed(base: i128, new: i128) -> String {
@@ -333,137 +331,156 @@ fn show_mean(m: Option<f64>) -> String {
     m.map_or("n/a".into(), |v| format!("{v:.2}"))
 }
 
-/// The rows every format shows, in order: (section, rows of [what, base, new, delta]).
-fn tables(c: &Comparison) -> Vec<(String, Vec<[String; 4]>)> {
-    let mut out = Vec::new();
-    let rate_rows = |deltas: &[RateDelta]| {
-        deltas
-            .iter()
-            .map(|d| {
-                [
-                    d.name.clone(),
-                    show_rate(&d.base),
-                    show_rate(&d.new),
-                    show_difference(d),
-                ]
-            })
-            .collect::<Vec<_>>()
-    };
-    out.push(("Metrics (95% intervals)".to_owned(), rate_rows(&c.overall)));
-    for (category, deltas) in &c.per_category {
-        out.push((format!("Category {category}"), rate_rows(deltas)));
+/// A section's table: what, base, new, delta; the first column may name a category or an
+/// operator (someone else's words).
+fn section<R: IntoIterator<Item = [String; 4]>>(rows: R) -> Table {
+    let mut table = Table::new(["", "base", "new", "delta"]);
+    for [what, base, new, delta] in rows {
+        table.push([Cell::others(what), base.into(), new.into(), delta.into()]);
     }
-    for (kind, deltas) in &c.per_kind {
-        out.push((format!("Kind {kind}"), rate_rows(deltas)));
-    }
-    out.push((
-        "Counts".to_owned(),
-        c.counts
-            .iter()
-            .map(|(name, b, n)| {
-                [
-                    name.clone(),
-                    b.to_string(),
-                    n.to_string(),
-                    signed(i128::from(*b), i128::from(*n)),
-                ]
-            })
-            .collect(),
-    ));
+    table
+}
+
+fn rate_rows(deltas: &[RateDelta]) -> Vec<[String; 4]> {
+    deltas
+        .iter()
+        .map(|d| {
+            [
+                d.name.clone(),
+                show_rate(&d.base),
+                show_rate(&d.new),
+                show_difference(d),
+            ]
+        })
+        .collect()
+}
+
+fn count_rows(c: &Comparison) -> Vec<[String; 4]> {
+    c.counts
+        .iter()
+        .map(|(name, b, n)| {
+            [
+                name.clone(),
+                b.to_string(),
+                n.to_string(),
+                signed(i128::from(*b), i128::from(*n)),
+            ]
+        })
+        .collect()
+}
+
+fn convergence_rows(c: &Comparison) -> Vec<[String; 4]> {
     let (cb, cn) = &c.convergence;
     let mean_delta = match (cb.mean_round, cn.mean_round) {
         (Some(b), Some(n)) => format!("{:+.2}", n - b),
         _ => "n/a".into(),
     };
-    out.push((
-        "Convergence".to_owned(),
-        vec![
-            [
-                "first PASS at round".into(),
-                show_dist(cb),
-                show_dist(cn),
-                String::new(),
-            ],
-            [
-                "mean first-PASS round".into(),
-                show_mean(cb.mean_round),
-                show_mean(cn.mean_round),
-                mean_delta,
-            ],
-            [
-                "pipeline rounds run".into(),
-                cb.rounds_run.to_string(),
-                cn.rounds_run.to_string(),
-                signed(i128::from(cb.rounds_run), i128::from(cn.rounds_run)),
-            ],
+    vec![
+        [
+            "first PASS at round".into(),
+            show_dist(cb),
+            show_dist(cn),
+            String::new(),
         ],
-    ));
+        [
+            "mean first-PASS round".into(),
+            show_mean(cb.mean_round),
+            show_mean(cn.mean_round),
+            mean_delta,
+        ],
+        [
+            "pipeline rounds run".into(),
+            cb.rounds_run.to_string(),
+            cn.rounds_run.to_string(),
+            signed(i128::from(cb.rounds_run), i128::from(cn.rounds_run)),
+        ],
+    ]
+}
+
+fn cost_rows(c: &Comparison) -> Vec<[String; 4]> {
     let (kb, kn) = &c.cost;
     let int = |v: &u64| v.to_string();
     let usd = |v: &f64| format!("${v:.4}");
-    let mut cost_rows: Vec<[String; 4]> = vec![
+    let tokens = |name: &str, b: &Sum<u64>, n: &Sum<u64>| {
         [
-            "tokens in".into(),
-            show_sum(&kb.tokens_in, int),
-            show_sum(&kn.tokens_in, int),
-            sum_delta(&as_f64(&kb.tokens_in), &as_f64(&kn.tokens_in), |d| {
-                format!("{d:+}")
-            }),
-        ],
-        [
-            "tokens out".into(),
-            show_sum(&kb.tokens_out, int),
-            show_sum(&kn.tokens_out, int),
-            sum_delta(&as_f64(&kb.tokens_out), &as_f64(&kn.tokens_out), |d| {
-                format!("{d:+}")
-            }),
-        ],
+            name.to_owned(),
+            show_sum(b, int),
+            show_sum(n, int),
+            sum_delta(&as_f64(b), &as_f64(n), |d| format!("{d:+}")),
+        ]
+    };
+    let ((wb, tb), (wn, tn)) = c.time;
+    let secs = |ms: u64| format!("{:.2}s", ms as f64 / 1000.0);
+    let secs_delta = |b: u64, n: u64| format!("{:+.2}s", (n as f64 - b as f64) / 1000.0);
+    vec![
+        tokens("tokens in", &kb.tokens_in, &kn.tokens_in),
+        tokens("tokens out", &kb.tokens_out, &kn.tokens_out),
         [
             "money".into(),
             show_sum(&kb.usd, usd),
             show_sum(&kn.usd, usd),
             sum_delta(&kb.usd, &kn.usd, |d| format!("{d:+.4}")),
         ],
-    ];
-    let ((wb, tb), (wn, tn)) = c.time;
-    let secs = |ms: u64| format!("{:.2}s", ms as f64 / 1000.0);
-    let secs_delta = |b: u64, n: u64| format!("{:+.2}s", (n as f64 - b as f64) / 1000.0);
-    cost_rows.push([
-        "run wall time".into(),
-        secs(wb),
-        secs(wn),
-        secs_delta(wb, wn),
+        [
+            "run wall time".into(),
+            secs(wb),
+            secs(wn),
+            secs_delta(wb, wn),
+        ],
+        [
+            "trial time, summed".into(),
+            secs(tb),
+            secs(tn),
+            secs_delta(tb, tn),
+        ],
+    ]
+}
+
+fn mutation_rows(m: &MutationComparison) -> Vec<[String; 4]> {
+    let count = |n: Option<u64>| n.map_or("n/a".to_owned(), |n| n.to_string());
+    let mut rows = rate_rows(std::slice::from_ref(&m.score));
+    rows.push([
+        "survivors".into(),
+        String::new(),
+        String::new(),
+        format!("{} new, {} fixed", m.new_survivors.len(), m.fixed.len()),
     ]);
-    cost_rows.push([
-        "trial time, summed".into(),
-        secs(tb),
-        secs(tn),
-        secs_delta(tb, tn),
+    rows.push([
+        "unviable mutants".into(),
+        count(m.unviable.0),
+        count(m.unviable.1),
+        match m.unviable {
+            (Some(b), Some(n)) => signed(i128::from(b), i128::from(n)),
+            _ => "n/a".into(),
+        },
     ]);
-    out.push(("Cost".to_owned(), cost_rows));
+    rows
+}
+
+/// The tables every format shows, in order: (section title, table).
+fn tables(c: &Comparison) -> Vec<(String, Table)> {
+    let mut out = vec![(
+        "Metrics (95% intervals)".to_owned(),
+        section(rate_rows(&c.overall)),
+    )];
+    for (category, deltas) in &c.per_category {
+        out.push((format!("Category {category}"), section(rate_rows(deltas))));
+    }
+    for (kind, deltas) in &c.per_kind {
+        out.push((format!("Kind {kind}"), section(rate_rows(deltas))));
+    }
+    out.push(("Counts".to_owned(), section(count_rows(c))));
+    out.push(("Convergence".to_owned(), section(convergence_rows(c))));
+    out.push(("Cost".to_owned(), section(cost_rows(c))));
     if let Some(m) = &c.mutation {
-        let count = |n: Option<u64>| n.map_or("n/a".to_owned(), |n| n.to_string());
-        let mut rows = rate_rows(std::slice::from_ref(&m.score));
-        rows.push([
-            "survivors".into(),
-            String::new(),
-            String::new(),
-            format!("{} new, {} fixed", m.new_survivors.len(), m.fixed.len()),
-        ]);
-        rows.push([
-            "unviable mutants".into(),
-            count(m.unviable.0),
-            count(m.unviable.1),
-            match m.unviable {
-                (Some(b), Some(n)) => signed(i128::from(b), i128::from(n)),
-                _ => "n/a".into(),
-            },
-        ]);
-        out.push(("Mutation score (95% intervals)".to_owned(), rows));
+        out.push((
+            "Mutation score (95% intervals)".to_owned(),
+            section(mutation_rows(m)),
+        ));
         if !m.per_operator.is_empty() {
             out.push((
                 "Mutation score per operator (both runs)".to_owned(),
-                rate_rows(&m.per_operator),
+                section(rate_rows(&m.per_operator)),
             ));
         }
     }
@@ -539,26 +556,9 @@ pub fn text(c: &Comparison) -> String {
             let _ = writeln!(out, "  {id}");
         }
     }
-    for (title, rows) in tables(c) {
+    for (title, table) in tables(c) {
         let _ = writeln!(out, "\n{title}");
-        let head = ["", "base", "new", "delta"].map(str::to_owned);
-        let all: Vec<&[String; 4]> = std::iter::once(&head).chain(rows.iter()).collect();
-        let widths: Vec<usize> = (0..4)
-            .map(|i| all.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
-            .collect();
-        for r in all {
-            let line = format!(
-                "  {:<w0$}  {:<w1$}  {:<w2$}  {}",
-                r[0],
-                r[1],
-                r[2],
-                r[3],
-                w0 = widths[0],
-                w1 = widths[1],
-                w2 = widths[2]
-            );
-            let _ = writeln!(out, "{}", line.trim_end());
-        }
+        out.push_str(&table.text("  "));
     }
     out
 }
@@ -586,24 +586,21 @@ pub fn markdown(c: &Comparison) -> String {
     if c.changes.is_empty() {
         let _ = writeln!(out, "No fixture changed outcome.\n");
     } else {
-        let _ = writeln!(
-            out,
-            "## Fixtures that changed\n\n| change | fixture | category | base | new |\n|---|---|---|---|---|"
-        );
+        let _ = writeln!(out, "## Fixtures that changed\n");
+        let mut table = Table::new(["change", "fixture", "category", "base", "new"]);
         for kind in CHANGE_ORDER {
             for x in c.changes.iter().filter(|x| x.kind == kind) {
                 let mark = if kind.is_regression() { "**" } else { "" };
-                let _ = writeln!(
-                    out,
-                    "| {mark}{}{mark} | {} | {} | {} | {} |",
-                    kind.as_str(),
-                    escape::markdown_code(&x.fixture),
-                    escape::markdown(&x.category),
-                    escape::markdown(&x.base),
-                    escape::markdown(&x.new)
-                );
+                table.push([
+                    format!("{mark}{}{mark}", kind.as_str()).into(),
+                    escape::markdown_code(&x.fixture).into(),
+                    Cell::others(x.category.as_str()),
+                    Cell::others(x.base.as_str()),
+                    Cell::others(x.new.as_str()),
+                ]);
             }
         }
+        out.push_str(&table.markdown());
         out.push('\n');
     }
     for (title, ids) in survivor_lists(c) {
@@ -623,22 +620,9 @@ pub fn markdown(c: &Comparison) -> String {
         }
         out.push('\n');
     }
-    for (title, rows) in tables(c) {
-        let _ = writeln!(
-            out,
-            "## {title}\n\n|  | base | new | delta |\n|---|---|---|---|"
-        );
-        for r in rows {
-            // The label may be a category (from a fixture); the rest are computed figures.
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} |",
-                escape::markdown(&r[0]),
-                r[1],
-                r[2],
-                r[3]
-            );
-        }
+    for (title, table) in tables(c) {
+        let _ = writeln!(out, "## {title}\n");
+        out.push_str(&table.markdown());
         out.push('\n');
     }
     out

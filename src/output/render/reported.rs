@@ -4,7 +4,7 @@
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
-use crate::output::objects::Store;
+use crate::output::store::objects::Store;
 use crate::score::outcome;
 use crate::score::record::TrialRecord;
 use gatebench_report::{Finding, Verdict};
