@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use strum::EnumDiscriminants;
 
 use crate::corpus::taxonomy::Kind;
 use crate::corpus::yaml;
@@ -126,8 +127,17 @@ impl Default for Selection {
 }
 
 /// The system under test.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema, EnumDiscriminants,
+)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+// The kinds, named once: `PipelineKind` is derived from these variants, so a new pipeline kind is
+// one variant here and every `match` on the kind must handle it.
+#[strum_discriminants(
+    name(PipelineKind),
+    derive(strum::IntoStaticStr, strum::EnumString, strum::Display, Hash),
+    strum(serialize_all = "lowercase")
+)]
 // Loaded once per run and never stored in bulk: the size of the `Command` variant costs nothing.
 #[allow(clippy::large_enum_variant)]
 pub enum PipelineSpec {
@@ -142,12 +152,23 @@ pub enum PipelineSpec {
 }
 
 impl PipelineSpec {
-    pub fn name(&self) -> &'static str {
-        match self {
-            PipelineSpec::Builtin => "builtin",
-            PipelineSpec::Legacy => "legacy",
-            PipelineSpec::Command(_) => "command",
+    pub fn kind(&self) -> PipelineKind {
+        PipelineKind::from(self)
+    }
+}
+
+impl PipelineKind {
+    /// The kind of the pipeline named `name` in a results file: `builtin`, `legacy`, or a command
+    /// pipeline's `command: PROGRAM`; `None` for any other name.
+    pub fn of_name(name: &str) -> Option<PipelineKind> {
+        if let Ok(kind) = name.parse() {
+            return Some(kind);
         }
+        name.strip_prefix("command:").map(|_| PipelineKind::Command)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 }
 
@@ -797,12 +818,14 @@ fn check_keys_of(
     pipeline: &yaml_serde::Mapping,
     nth: usize,
 ) -> Result<()> {
-    let kind = pipeline
+    // An unknown kind takes no keys here; parsing names it.
+    let name = pipeline
         .get("kind")
         .and_then(|k| k.as_str())
-        .unwrap_or("builtin");
+        .unwrap_or(PipelineKind::Builtin.as_str());
+    let kind = name.parse::<PipelineKind>().ok();
     let allowed: Vec<String> = match kind {
-        "command" => {
+        Some(PipelineKind::Command) => {
             let schema = schemars::schema_for!(CommandSpec);
             schema
                 .get("properties")
@@ -810,7 +833,7 @@ fn check_keys_of(
                 .map(|p| p.keys().cloned().collect())
                 .unwrap_or_default()
         }
-        _ => Vec::new(),
+        Some(PipelineKind::Builtin | PipelineKind::Legacy) | None => Vec::new(),
     };
     for key in pipeline.keys() {
         let Some(key) = key.as_str() else { continue };
@@ -830,7 +853,7 @@ fn check_keys_of(
             return Err(Error::invalid_at(
                 path,
                 locate_key(text, key, nth),
-                format!("unknown key `{key}` under `pipeline` of kind `{kind}`: {expected}"),
+                format!("unknown key `{key}` under `pipeline` of kind `{name}`: {expected}"),
             ));
         }
     }
@@ -973,4 +996,31 @@ pub fn picker<'s>(
                 || selection.categories.iter().any(|c| c == category))
             && (filters.is_empty() || filter.is_match(id))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pipeline kind's name is the `kind:` its scenario entry is written with, and reads back.
+    #[test]
+    fn a_pipeline_kind_is_named_as_its_spec_is_written() {
+        let command: CommandSpec = yaml_serde::from_str("command: ./verify.sh").unwrap();
+        for spec in [
+            PipelineSpec::Builtin,
+            PipelineSpec::Legacy,
+            PipelineSpec::Command(command),
+        ] {
+            let written = serde_json::to_value(&spec).unwrap();
+            let kind = spec.kind();
+            assert_eq!(written["kind"], kind.as_str());
+            assert_eq!(kind.to_string(), kind.as_str());
+            assert_eq!(PipelineKind::of_name(kind.as_str()), Some(kind));
+        }
+        assert_eq!(
+            PipelineKind::of_name("command: ./verify.sh"),
+            Some(PipelineKind::Command)
+        );
+        assert_eq!(PipelineKind::of_name("mystery"), None);
+    }
 }

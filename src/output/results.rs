@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::fixture::{ExpectedRounds, FindingMatcher};
+use crate::corpus::scenario::PipelineKind;
 use crate::corpus::Fixture;
 use crate::error::{Error, Result};
 use crate::output::objects::{self, Store};
@@ -304,13 +305,24 @@ impl RunResults {
         Ok(())
     }
 
-    /// The kind of pipeline that ran (`builtin`, `legacy` or `command`), from its name.
-    pub fn pipeline_kind(&self) -> &str {
-        match self.pipeline.as_str() {
-            "builtin" => "builtin",
-            "legacy" => "legacy",
-            _ => "command",
-        }
+    /// The kind of pipeline that ran, from its name; an error naming it when it is none of the
+    /// kinds (a file written by another version, or changed).
+    pub fn pipeline_kind(&self) -> Result<PipelineKind> {
+        PipelineKind::of_name(&self.pipeline).ok_or_else(|| {
+            // The run's folder when the file was read, else its id.
+            let run = match &self.objects {
+                Some(store) => store.dir().parent().unwrap_or(Path::new(".")).to_path_buf(),
+                None => self.run_id.clone().into(),
+            };
+            Error::invalid(
+                run,
+                format!(
+                    "its results name pipeline `{}`, of no known kind (builtin, legacy or \
+                     command): it cannot be scored",
+                    self.pipeline
+                ),
+            )
+        })
     }
 }
 
