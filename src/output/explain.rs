@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::corpus::fixture::ExpectedRounds;
+use crate::corpus::model::fixture::ExpectedRounds;
 use crate::corpus::{Composed, Corpus, Files};
 use crate::error::{Error, Result};
 use crate::output::reported;

@@ -7,7 +7,7 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::corpus::fixture::{ExpectedRounds, FindingMatcher};
+use crate::corpus::model::fixture::{ExpectedRounds, FindingMatcher};
 use crate::corpus::scenario::PipelineKind;
 use crate::corpus::Fixture;
 use crate::error::{Error, Result};
@@ -281,7 +281,7 @@ impl FixtureInfo {
             expected_rounds: fixture.expect.rounds,
             content_hash: fixture.content_hash.clone(),
             // Empty when the fixture's files can no longer be composed (its trials say why).
-            repo_hash: crate::corpus::hash::repo_hash(fixture).unwrap_or_default(),
+            repo_hash: crate::corpus::model::hash::repo_hash(fixture).unwrap_or_default(),
         }
     }
 }
@@ -331,7 +331,7 @@ impl RunResults {
 /// (`objects::resolved`), so memory holds one trial's reports, never the whole run's (2 GB for a
 /// run of 10,000 trials restored at once).
 pub fn read(path: &Path) -> Result<RunResults> {
-    let text = crate::corpus::yaml::read_text(path)?;
+    let text = crate::corpus::loader::yaml::read_text(path)?;
     let mut results = parse(path, &text)?;
     drop(text);
     results.objects = Some(Store::beside(path));

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
 use crate::corpus;
-use crate::corpus::hash::repo_hash;
+use crate::corpus::model::hash::repo_hash;
 use crate::corpus::scenario::{PipelineKind, PipelineSpec, Scenario, Thresholds};
 use crate::error::Error;
 use crate::output::objects::Store;
