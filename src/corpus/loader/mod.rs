@@ -4,8 +4,8 @@
 //! Parsing and the order of the load are here; building one fixture is `build.rs`, the checks a
 //! schema cannot say `checks.rs`.
 
-pub mod build;
-pub mod checks;
+pub(crate) mod build;
+pub(crate) mod checks;
 pub mod compose;
 pub mod hygiene;
 pub mod placeholder;
