@@ -12,7 +12,9 @@ pub fn all() -> Vec<(String, serde_json::Value)> {
     let mut out = vec![
         (
             "fixture.schema.json".to_owned(),
-            generate::<crate::corpus::fixture::FixtureFile>(&schema_id("fixture.schema.json")),
+            generate::<crate::corpus::model::fixture::FixtureFile>(&schema_id(
+                "fixture.schema.json",
+            )),
         ),
         (
             "scenario.schema.json".to_owned(),

@@ -73,7 +73,7 @@ fn case() -> impl Strategy<Value = Case> {
                 let clash = pool.iter().any(|q| {
                     q == &p || q.starts_with(&format!("{p}/")) || p.starts_with(&format!("{q}/"))
                 });
-                if !clash && gatebench::corpus::paths::check_repo_path(&p).is_ok() {
+                if !clash && gatebench::corpus::model::paths::check_repo_path(&p).is_ok() {
                     pool.push(p);
                 }
             }

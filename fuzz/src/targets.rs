@@ -5,10 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use gatebench::corpus::fixture::FixtureFile;
-use gatebench::corpus::placeholder::{self, Known, Stage};
+use gatebench::corpus::loader::placeholder::{self, Known, Stage};
+use gatebench::corpus::loader::yaml;
+use gatebench::corpus::model::fixture::FixtureFile;
 use gatebench::corpus::scenario::Scenario;
-use gatebench::corpus::yaml;
 use gatebench_gate::ledger::{
     ApprovalReceipt, ConvergenceReport, EvaluationReceipt, ImplementationReceipt, LedgerFinding,
     PipelineState, Requirements, ReviewReceipt, TaskState, TestReceipt, Traceability,

@@ -29,9 +29,9 @@ pub fn run(args: CheckArgs) -> CmdResult {
 fn cmd_check(fixtures: &Path, scenarios: &Path) -> CmdResult {
     let mut errors = Vec::new();
     let corpus = corpus::load(fixtures).map_err(|e| errors.extend(e)).ok();
-    // Nothing a fixture materializes may give its answer away (src/corpus/hygiene.rs).
+    // Nothing a fixture materializes may give its answer away (src/corpus/loader/hygiene.rs).
     if let Some(corpus) = &corpus {
-        errors.extend(corpus::hygiene::check(corpus));
+        errors.extend(corpus::loader::hygiene::check(corpus));
     }
     let mut scenario_count = 0;
     match std::fs::read_dir(scenarios) {

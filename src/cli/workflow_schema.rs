@@ -19,7 +19,7 @@ pub fn run(args: WorkflowSchemaArgs) -> CmdResult {
 }
 
 fn cmd_workflow_schema(workflow: &Path) -> CmdResult {
-    let text = gatebench::corpus::yaml::read_text(workflow).map_err(|e| vec![e])?;
+    let text = gatebench::corpus::loader::yaml::read_text(workflow).map_err(|e| vec![e])?;
     let value =
         gatebench_gate::workflow_schema(&text).map_err(|m| vec![Error::invalid(workflow, m)])?;
     outln!("{}", schema::render(&value).trim_end());

@@ -1,19 +1,16 @@
-//! The corpus: the fixture and scenario formats, strict YAML, placeholders, and loading the
-//! fixtures: goldens composed into in-memory file trees, omission fixtures kept as recipes.
+//! The corpus, by concern: the fixture model a run holds (`model/`), loading and checking the
+//! fixtures folder (`loader/`: strict YAML, layers composed into in-memory file trees,
+//! placeholders, hygiene), the scenario and pipeline specs (`scenario`), the omission taxonomy, and
+//! `gatebench import` (`import/`).
 
-pub mod compose;
-pub mod files;
-pub mod fixture;
-pub mod hash;
-pub mod hygiene;
 pub mod import;
 pub mod loader;
-pub mod paths;
-pub mod placeholder;
-pub mod recipe;
+pub mod model;
 pub mod scenario;
-pub mod slim;
 pub mod taxonomy;
-pub mod yaml;
 
-pub use loader::{load, load_slim, Blob, Composed, Corpus, Entry, Files, Fixture, Slim};
+pub use loader::compose::Composed;
+pub use loader::{load, load_slim};
+pub use model::corpus::{Corpus, Entry, Fixture};
+pub use model::files::{Blob, Files};
+pub use model::slim::Slim;

@@ -1,7 +1,7 @@
 //! Goldens x operators -> mutants: every operator's sites in every selected golden, each built into
 //! a fixture or counted as unviable; and composing the viable ones into a loaded corpus.
 
-use crate::corpus::loader::UnviableMutant;
+use crate::corpus::model::corpus::UnviableMutant;
 use crate::corpus::scenario::{MutantSelection, Selection};
 use crate::corpus::{Corpus, Fixture};
 use crate::error::{Error, Result};

@@ -3,11 +3,13 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::corpus::fixture::ExpectedRounds;
+use crate::corpus::model::fixture::ExpectedRounds;
 use std::sync::Arc;
 
-use crate::corpus::compose::PlantInto;
-use crate::corpus::loader::{Composed, Expectation, FixState, Layers, States};
+use crate::corpus::loader::compose::PlantInto;
+use crate::corpus::loader::compose::{Composed, FixState, States};
+use crate::corpus::model::corpus::Expectation;
+use crate::corpus::model::recipe::Layers;
 use crate::corpus::{Blob, Files, Fixture};
 use crate::mutate::operator::{Operator, Planted};
 use gatebench_report::Verdict;

@@ -1,7 +1,7 @@
 //! A mutation operator: its name, family and kind, what sites it finds in a golden's ledger and
 //! files, and the planted change (files written or deleted in one layer, with the locus) per site.
 
-use crate::corpus::fixture::{ExpectedRounds, LayerName, LocusEntry};
+use crate::corpus::model::fixture::{ExpectedRounds, LayerName, LocusEntry};
 use crate::corpus::taxonomy::Kind;
 use crate::corpus::{Blob, Files};
 use crate::mutate::ledger::Ledger;

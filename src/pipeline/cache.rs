@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::corpus::hash::repo_hash;
+use crate::corpus::model::hash::repo_hash;
 use crate::corpus::Fixture;
 use crate::output::atomic;
 use crate::score::outcome::Outcome;
@@ -88,7 +88,7 @@ impl Cache {
         let key = self.key(fixture, trial).ok()?;
         let bytes = crate::input::read(
             &self.path(&key),
-            crate::corpus::yaml::MAX_JSON_BYTES,
+            crate::corpus::loader::yaml::MAX_JSON_BYTES,
             crate::input::Links::Refuse,
         )
         .ok()?;

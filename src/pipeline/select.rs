@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::corpus::scenario::PipelineSpec;
+use crate::corpus::scenario::{PipelineKind, PipelineSpec};
 use crate::pipeline::builtin::{gate_kind_rules, InProcess};
 use crate::pipeline::command::CommandPipeline;
 use crate::pipeline::round::Pipeline;
@@ -35,6 +35,6 @@ pub fn scoring(pipeline: &dyn Pipeline) -> Scoring {
     Scoring {
         // Every pattern was compiled when the scenario was loaded, and the gate's table is tested.
         kinds: KindMap::new(&pipeline.kind_rules()).unwrap_or_default(),
-        gate_matchers: pipeline.name() == "builtin",
+        gate_matchers: PipelineKind::of_name(pipeline.name()) == Some(PipelineKind::Builtin),
     }
 }

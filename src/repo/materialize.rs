@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use git2::{IndexEntry, IndexTime, ObjectType, Oid, Repository};
 
-use crate::corpus::placeholder::{self, Known, Stage};
+use crate::corpus::loader::placeholder::{self, Known, Stage};
 use crate::corpus::{Blob, Composed, Files, Fixture};
 use crate::error::{Error, Result};
 use crate::repo::fingerprint::{Fingerprinter, RepoFingerprint, Written};
@@ -246,12 +246,7 @@ pub fn materialize_composed(
 
     let states = &trees.states;
     let base = resolve(fixture, Stage::Base, &states.base, None, &known)?;
-    let base_tree = pack_tree(&mut pack, &base);
-    let base_commit = pack.insert(
-        ObjectType::Commit,
-        &commit_object(base_tree.tree, None, 0, "base\n"),
-    );
-    record(&mut known, Stage::Base, base_commit, &base_tree);
+    let (base_tree, base_commit) = commit_layer(&mut pack, &mut known, &base, None);
     commits.insert("base".to_owned(), base_commit.to_string());
 
     let head = resolve(
@@ -261,12 +256,7 @@ pub fn materialize_composed(
         Some((&states.base, &base)),
         &known,
     )?;
-    let head_tree = pack_tree(&mut pack, &head);
-    let head_commit = pack.insert(
-        ObjectType::Commit,
-        &commit_object(head_tree.tree, Some(base_commit), 1, "feature\n"),
-    );
-    record(&mut known, Stage::Head, head_commit, &head_tree);
+    let (head_tree, head_commit) = commit_layer(&mut pack, &mut known, &head, Some(base_commit));
     commits.insert("head".to_owned(), head_commit.to_string());
 
     let git_dir = dir.join(".git");
@@ -286,40 +276,13 @@ pub fn materialize_composed(
 
     let work_dir = if fixture.worktree {
         checkout(&git_dir, dir, &base, &base_tree.blobs)?;
-        let repo = Repository::open(dir).map_err(|e| Error::git("open the repository", e))?;
-        let wt_dir = dir.with_file_name(format!(
-            "{}-worktree",
-            dir.file_name()
-                .map(|n| n.to_string_lossy())
-                .unwrap_or_default()
-        ));
-        let branch = repo
-            .find_reference(&format!("refs/heads/{FEATURE_BRANCH}"))
-            .map_err(|e| Error::git("find the feature branch", e))?;
-        let mut wt_opts = git2::WorktreeAddOptions::new();
-        wt_opts.reference(Some(&branch));
-        repo.worktree("feature", &wt_dir, Some(&wt_opts))
-            .map_err(|e| Error::git("add a linked worktree", e))?;
-        wt_dir
+        add_worktree(dir)?
     } else {
         checkout(&git_dir, dir, &head, &head_tree.blobs)?;
         dir.to_path_buf()
     };
-    let written = (!fixture.worktree && states.staged.is_none()).then(|| {
-        let feature = format!("refs/heads/{FEATURE_BRANCH}");
-        Written {
-            head: feature.clone(),
-            refs: vec![
-                (feature, head_commit),
-                (format!("refs/heads/{BASE_BRANCH}"), base_commit),
-            ],
-            index: head_tree
-                .blobs
-                .iter()
-                .map(|(path, id)| ((*path).to_owned(), *id))
-                .collect(),
-        }
-    });
+    let written = (!fixture.worktree && states.staged.is_none())
+        .then(|| written_at_head(&head_tree, base_commit, head_commit));
     let mut current = head;
     let mut current_raw = &states.head;
 
@@ -332,26 +295,7 @@ pub fn materialize_composed(
             &known,
         )?;
         sync_work_tree(&work_dir, &current, &staged)?;
-        let wt_repo =
-            Repository::open(&work_dir).map_err(|e| Error::git("open the work tree", e))?;
-        let mut index = wt_repo
-            .index()
-            .map_err(|e| Error::git("read the index", e))?;
-        for path in current.keys().filter(|p| !staged.contains_key(*p)) {
-            index
-                .remove_path(Path::new(path))
-                .map_err(|e| Error::git(format!("unstage {path}"), e))?;
-        }
-        for (path, content) in &staged {
-            if current.get(path) != Some(content) {
-                index
-                    .add_path(Path::new(path))
-                    .map_err(|e| Error::git(format!("stage {path}"), e))?;
-            }
-        }
-        index
-            .write()
-            .map_err(|e| Error::git("write the index", e))?;
+        stage(&work_dir, &current, &staged)?;
         let source = gittree::source_tree_id(staged.iter().map(|(p, c)| (p.as_str(), &**c)));
         known.source_trees.insert(Stage::Staged, source.to_string());
         let diff = known.diff_sha256_of(
@@ -376,16 +320,8 @@ pub fn materialize_composed(
         current_raw = unstaged_raw;
     }
 
-    let git_dir = if fixture.worktree {
-        Path::new(".git/worktrees").join(FEATURE_BRANCH)
-    } else {
-        PathBuf::from(".git")
-    };
-    let pinned = Pinned::now(dir, &git_dir).map_err(|e| {
-        Error::Internal(format!("the repository just written cannot be pinned: {e}"))
-    })?;
     Ok(Materialized {
-        pinned,
+        pinned: pin(dir, fixture.worktree)?,
         work_dir,
         repo_dir: dir.to_path_buf(),
         commits,
@@ -395,6 +331,99 @@ pub fn materialize_composed(
         current,
         packed,
     })
+}
+
+/// The repository just written at `dir` pinned as it is (its own `.git`, or for a linked
+/// worktree, the worktree's folder in it).
+fn pin(dir: &Path, worktree: bool) -> Result<Pinned> {
+    let git_dir = if worktree {
+        Path::new(".git/worktrees").join(FEATURE_BRANCH)
+    } else {
+        PathBuf::from(".git")
+    };
+    Pinned::now(dir, &git_dir)
+        .map_err(|e| Error::Internal(format!("the repository just written cannot be pinned: {e}")))
+}
+
+/// A committed layer's `files` (resolved) stored in `pack` with its commit, and its ids recorded:
+/// the base (no `parent`, at minute 0) or the head (on the base, a minute later).
+fn commit_layer<'f>(
+    pack: &mut Pack,
+    known: &mut Known,
+    files: &'f Files,
+    parent: Option<Oid>,
+) -> (Stored<'f>, Oid) {
+    let (stage, minute, message) = match parent {
+        None => (Stage::Base, 0, "base\n"),
+        Some(_) => (Stage::Head, 1, "feature\n"),
+    };
+    let stored = pack_tree(pack, files);
+    let commit = pack.insert(
+        ObjectType::Commit,
+        &commit_object(stored.tree, parent, minute, message),
+    );
+    record(known, stage, commit, &stored);
+    (stored, commit)
+}
+
+/// The feature branch checked out in a linked worktree beside `dir` (`<dir>-worktree`), whose
+/// folder is returned.
+fn add_worktree(dir: &Path) -> Result<PathBuf> {
+    let repo = Repository::open(dir).map_err(|e| Error::git("open the repository", e))?;
+    let wt_dir = dir.with_file_name(format!(
+        "{}-worktree",
+        dir.file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default()
+    ));
+    let branch = repo
+        .find_reference(&format!("refs/heads/{FEATURE_BRANCH}"))
+        .map_err(|e| Error::git("find the feature branch", e))?;
+    let mut wt_opts = git2::WorktreeAddOptions::new();
+    wt_opts.reference(Some(&branch));
+    repo.worktree("feature", &wt_dir, Some(&wt_opts))
+        .map_err(|e| Error::git("add a linked worktree", e))?;
+    Ok(wt_dir)
+}
+
+/// What the materializer wrote when the head is checked out as committed: the feature branch,
+/// both branches' commits, and the head tree's blobs as the index.
+fn written_at_head(head_tree: &Stored<'_>, base_commit: Oid, head_commit: Oid) -> Written {
+    let feature = format!("refs/heads/{FEATURE_BRANCH}");
+    Written {
+        head: feature.clone(),
+        refs: vec![
+            (feature, head_commit),
+            (format!("refs/heads/{BASE_BRANCH}"), base_commit),
+        ],
+        index: head_tree
+            .blobs
+            .iter()
+            .map(|(path, id)| ((*path).to_owned(), *id))
+            .collect(),
+    }
+}
+
+/// The index of the work tree at `work_dir` moved from `current` to `staged`: paths removed,
+/// changed or new files added (from the work tree, already written).
+fn stage(work_dir: &Path, current: &Files, staged: &Files) -> Result<()> {
+    let wt_repo = Repository::open(work_dir).map_err(|e| Error::git("open the work tree", e))?;
+    let mut index = wt_repo
+        .index()
+        .map_err(|e| Error::git("read the index", e))?;
+    for path in current.keys().filter(|p| !staged.contains_key(*p)) {
+        index
+            .remove_path(Path::new(path))
+            .map_err(|e| Error::git(format!("unstage {path}"), e))?;
+    }
+    for (path, content) in staged {
+        if current.get(path) != Some(content) {
+            index
+                .add_path(Path::new(path))
+                .map_err(|e| Error::git(format!("stage {path}"), e))?;
+        }
+    }
+    index.write().map_err(|e| Error::git("write the index", e))
 }
 
 /// Records a committed layer's ids for the placeholders of later layers.
@@ -664,7 +693,7 @@ impl Materialized {
         let stage = Stage::Fix(number);
         record(&mut self.known, stage, id, &stored);
         self.commits.insert(stage.name(), id.to_string());
-        let diff = crate::corpus::files::diff(&self.current, &files);
+        let diff = crate::corpus::model::files::diff(&self.current, &files);
         self.current_raw = files.clone();
         self.current = files;
         Ok(Some((id.to_string(), diff)))
@@ -672,7 +701,7 @@ impl Materialized {
 }
 
 /// The largest file a fixer's commit may hold: the largest a fixture may hold.
-pub const MAX_FIX_FILE_BYTES: u64 = crate::corpus::compose::MAX_FILE_BYTES;
+pub const MAX_FIX_FILE_BYTES: u64 = crate::corpus::loader::compose::MAX_FILE_BYTES;
 /// The most bytes a fixer's work tree may hold, counted over what `git add -A` would stage.
 pub const MAX_FIX_TREE_BYTES: u64 = 1 << 30;
 /// The most files a fixer's work tree may hold, counted as the bytes are.
@@ -748,329 +777,4 @@ fn check_fix_size(repo: &Repository, index: &git2::Index, work_dir: &Path) -> Re
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::corpus::{self, Corpus};
-    use git2::{Signature, Status, StatusOptions, Time};
-    use std::process::Command;
-    use std::sync::OnceLock;
-
-    fn corpus() -> &'static Corpus {
-        static CORPUS: OnceLock<Corpus> = OnceLock::new();
-        CORPUS.get_or_init(|| {
-            corpus::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")).unwrap()
-        })
-    }
-
-    fn fixture(id: &str) -> &'static Fixture {
-        corpus().get(id).unwrap()
-    }
-
-    /// The same layers committed by libgit2's own writer (index, tree, `Repository::commit`).
-    fn libgit2_commit(
-        repo: &Repository,
-        files: &Files,
-        parent: Option<&git2::Commit>,
-        minute: i64,
-        message: &str,
-    ) -> Oid {
-        let mut index = git2::Index::new().unwrap();
-        for (path, content) in files {
-            let id = repo.blob(content).unwrap();
-            index.add(&index_entry(path, id)).unwrap();
-        }
-        let tree = repo.find_tree(index.write_tree_to(repo).unwrap()).unwrap();
-        let sig = Signature::new(
-            "gatebench",
-            "gatebench@invalid",
-            &Time::new(EPOCH + 60 * minute, 0),
-        )
-        .unwrap();
-        let parents: Vec<&git2::Commit> = parent.into_iter().collect();
-        repo.commit(None, &sig, &sig, message, &tree, &parents)
-            .unwrap()
-    }
-
-    #[test]
-    fn the_pack_holds_the_commits_libgit2_itself_would_write() {
-        let dir = tempfile::tempdir().unwrap();
-        for id in ["subscription-cancel", "loop-wordcount"] {
-            let f = fixture(id);
-            let m = materialize(f, &dir.path().join(id)).unwrap();
-            let repo = Repository::open(&m.repo_dir).unwrap();
-            let files = |rev: &str| {
-                let tree = repo.revparse_single(rev).unwrap().peel_to_tree().unwrap();
-                tree_files(&repo, tree.id()).unwrap()
-            };
-            let (base, head) = (files("main"), files("feature"));
-            assert!(!base.is_empty() && head.len() > base.len(), "{id}");
-
-            let other = Repository::init(dir.path().join(format!("{id}-libgit2"))).unwrap();
-            let base_id = libgit2_commit(&other, &base, None, 0, "base\n");
-            let base_commit = other.find_commit(base_id).unwrap();
-            let head_id = libgit2_commit(&other, &head, Some(&base_commit), 1, "feature\n");
-            assert_eq!(m.commits["base"], base_id.to_string(), "{id}");
-            assert_eq!(m.commits["head"], head_id.to_string(), "{id}");
-        }
-    }
-
-    /// The first round's fingerprint, computed from what was written, is what reading the
-    /// repository gives, for every bundled fixture that has one; the others (a linked worktree,
-    /// a staged layer) have none and are read.
-    #[test]
-    fn the_fingerprint_as_written_is_the_one_read_from_disk_for_every_bundled_fixture() {
-        let dir = tempfile::tempdir().unwrap();
-        let (mut computed, mut read) = (0, 0);
-        for f in &corpus().fixtures {
-            let m = materialize(f, &dir.path().join(&f.id)).unwrap();
-            let fingerprinter = Fingerprinter::open(&m.pinned, &m.work_dir).unwrap();
-            let on_disk = fingerprinter.take().unwrap();
-            match m.fingerprint_as_written(&fingerprinter) {
-                Some(written) => {
-                    assert_eq!(written.unwrap(), on_disk, "{}", f.id);
-                    computed += 1;
-                }
-                None => {
-                    assert!(
-                        f.worktree || f.compose().unwrap().states.staged.is_some(),
-                        "{}",
-                        f.id
-                    );
-                    read += 1;
-                }
-            }
-        }
-        // Most fixtures are computed; the worktree and staged ones are read.
-        assert!(
-            computed > 100 && read > 0,
-            "computed {computed}, read {read}"
-        );
-    }
-
-    /// After a scripted fix, what was written is no longer known: the fingerprint is read.
-    #[test]
-    fn a_fix_forgets_what_was_written() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = fixture("loop-wordcount-test-point-fails");
-        let mut m = materialize(f, &dir.path().join("r")).unwrap();
-        let fingerprinter = Fingerprinter::open(&m.pinned, &m.work_dir).unwrap();
-        assert!(m.fingerprint_as_written(&fingerprinter).is_some());
-        let trees = f.compose().unwrap();
-        m.apply_fix(f, 1, &trees.fixes[0].files).unwrap();
-        assert!(m.fingerprint_as_written(&fingerprinter).is_none());
-    }
-
-    /// The gate's scope detection takes the work tree's changes against the index from the files
-    /// its view read where those settle them; for every bundled fixture, as materialized, after
-    /// the gate's first round (the loop's state written, its commands run) and after each
-    /// scripted fix, they are exactly libgit2's diff of the index to the work tree.
-    #[test]
-    fn the_scope_from_the_gates_snapshot_is_libgit2s_for_every_bundled_fixture() {
-        use gatebench_gate::{repo::RepoView, scope, GateOptions};
-        let dir = tempfile::tempdir().unwrap();
-        let (mut compared, mut changed, mut fell_back) = (0, 0, Vec::new());
-        let mut check = |work_dir: &Path, what: &str| {
-            let view = RepoView::open(work_dir, "main").unwrap();
-            let by_libgit2 = scope::unstaged_by_libgit2(&view).unwrap();
-            match scope::unstaged_from_snapshot(&view) {
-                Some(from_snapshot) => {
-                    assert_eq!(from_snapshot.unwrap(), by_libgit2, "{what}");
-                    compared += 1;
-                    changed += usize::from(!by_libgit2.is_empty());
-                }
-                None => fell_back.push(what.to_owned()),
-            }
-        };
-        for f in &corpus().fixtures {
-            let mut m = materialize(f, &dir.path().join(&f.id)).unwrap();
-            check(&m.work_dir, &format!("{} as materialized", f.id));
-            gatebench_gate::run_gate(&m.work_dir, &GateOptions::default());
-            check(&m.work_dir, &format!("{} after a round", f.id));
-            let trees = f.compose().unwrap();
-            for (number, fix) in trees.fixes.iter().enumerate() {
-                m.apply_fix(f, number as u32 + 1, &fix.files).unwrap();
-                check(&m.work_dir, &format!("{} after fix {}", f.id, number + 1));
-            }
-        }
-        // Nearly every state is compared, a good share of them with changes in the work tree;
-        // what falls back is named.
-        assert!(compared > 200, "compared {compared}");
-        assert!(
-            changed > 10,
-            "{changed} of {compared} had work-tree changes"
-        );
-        assert!(fell_back.len() < 10, "fell back: {fell_back:?}");
-    }
-
-    fn git(dir: &Path, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .output()
-            .expect("the git CLI is needed to check repositories with git itself");
-        assert!(
-            out.status.success(),
-            "git {args:?} in {}: {}",
-            dir.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    }
-
-    #[test]
-    fn git_fsck_accepts_every_kind_of_fixture_repository_and_sees_its_layers() {
-        let dir = tempfile::tempdir().unwrap();
-        let cases = [
-            // (fixture, what `git status --porcelain` must list: none for a clean checkout)
-            ("wordcount-cli", false),
-            ("subscription-cancel-staged-source-edit", true),
-            ("subscription-cancel-requirements-edited-unstaged", true),
-            ("wordcount-cli-worktree-claim-linked", false),
-        ];
-        for (id, dirty) in cases {
-            let f = fixture(id);
-            let m = materialize(f, &dir.path().join(id)).unwrap();
-            git(
-                &m.repo_dir,
-                &["fsck", "--strict", "--full", "--no-dangling"],
-            );
-            let head = git(&m.work_dir, &["rev-parse", "HEAD"]);
-            assert_eq!(head.trim(), m.commits["head"], "{id}");
-            let branch = git(&m.work_dir, &["symbolic-ref", "HEAD"]);
-            assert_eq!(branch.trim(), "refs/heads/feature", "{id}");
-            let base = git(&m.work_dir, &["rev-parse", "main"]);
-            assert_eq!(base.trim(), m.commits["base"], "{id}");
-            let status = git(&m.work_dir, &["status", "--porcelain"]);
-            assert_eq!(!status.is_empty(), dirty, "{id}: {status}");
-
-            // libgit2 sees the same, and a clean checkout needs no file re-read (stat data).
-            let repo = Repository::open(&m.work_dir).unwrap();
-            let mut opts = StatusOptions::new();
-            opts.include_untracked(true);
-            let statuses = repo.statuses(Some(&mut opts)).unwrap();
-            let changed: Vec<Status> = statuses.iter().map(|s| s.status()).collect();
-            assert_eq!(!changed.is_empty(), dirty, "{id}: {changed:?}");
-            if id.contains("staged-source-edit") {
-                assert!(changed.iter().any(|s| s.is_index_modified()), "{changed:?}");
-            }
-            if id.contains("unstaged") {
-                assert!(changed.iter().any(|s| s.is_wt_modified()), "{changed:?}");
-            }
-        }
-    }
-
-    #[test]
-    fn a_fix_is_committed_on_the_feature_branch_with_the_fixed_author_and_time() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = fixture("wordcount-cli");
-        let mut m = materialize(f, &dir.path().join("repo")).unwrap();
-        let mut files = m.current_raw.clone();
-        files.insert("NOTES.md".to_owned(), b"fixed\n"[..].into());
-        let work_dir = m.work_dir.clone();
-        let count = |what: &str| {
-            let counts = git(&work_dir, &["count-objects", "-v"]);
-            counts
-                .lines()
-                .find_map(|line| line.strip_prefix(&format!("{what}: ")))
-                .unwrap()
-                .parse::<u32>()
-                .unwrap()
-        };
-        let in_pack = count("in-pack");
-        let id = m.apply_fix(f, 1, &files).unwrap();
-        // One file added at the top: its blob, the root tree and the commit, in a second pack;
-        // nothing loose, nothing the first pack holds stored again.
-        assert_eq!(
-            (count("count"), count("packs"), count("in-pack")),
-            (0, 2, in_pack + 3)
-        );
-        let repo = Repository::open(&m.work_dir).unwrap();
-        let commit = repo.head().unwrap().peel_to_commit().unwrap();
-        assert_eq!(commit.id().to_string(), id);
-        assert_eq!(commit.parent_id(0).unwrap().to_string(), m.commits["head"]);
-        assert_eq!(commit.author().when().seconds(), EPOCH + 120);
-        assert_eq!(commit.committer().name().unwrap(), "gatebench");
-        assert_eq!(commit.message().unwrap(), "fix 1\n");
-        git(
-            &m.work_dir,
-            &["fsck", "--strict", "--full", "--no-dangling"],
-        );
-        let status = git(&m.work_dir, &["status", "--porcelain"]);
-        assert_eq!(status, "", "a fix leaves the work tree clean");
-    }
-
-    /// A fix commits the tree `git add -A && git commit` commits: an ignore rule that matches a
-    /// tracked file does not drop it (its new content is committed), and an untracked file it
-    /// matches stays out of the commit. git itself, run on a second copy, is the reference.
-    #[test]
-    fn a_fix_commits_what_git_add_all_would_for_ignored_tracked_and_untracked_files() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = fixture("wordcount-cli");
-        let mut ours = materialize(f, &dir.path().join("ours")).unwrap();
-        let theirs = materialize(f, &dir.path().join("theirs")).unwrap();
-        let changes: [(&str, &[u8]); 3] = [
-            (".gitignore", b"README.md\n*.tmp\n"),
-            ("README.md", b"tracked, and matched by an ignore rule\n"),
-            ("scratch.tmp", b"untracked and ignored\n"),
-        ];
-        let mut files = ours.current_raw.clone();
-        for (path, content) in changes {
-            files.insert(path.to_owned(), content.into());
-            std::fs::write(theirs.work_dir.join(path), content).unwrap();
-        }
-        ours.apply_fix(f, 1, &files).unwrap();
-        git(&theirs.work_dir, &["add", "-A"]);
-        git(
-            &theirs.work_dir,
-            &[
-                "-c",
-                "user.name=x",
-                "-c",
-                "user.email=x@invalid",
-                "commit",
-                "-q",
-                "-m",
-                "fix",
-            ],
-        );
-        let tree = |m: &Materialized| git(&m.work_dir, &["rev-parse", "HEAD^{tree}"]);
-        assert_eq!(tree(&ours), tree(&theirs));
-        let listed = git(&ours.work_dir, &["ls-tree", "-r", "--name-only", "HEAD"]);
-        assert!(listed.lines().any(|p| p == "README.md"), "{listed}");
-        assert!(!listed.lines().any(|p| p == "scratch.tmp"), "{listed}");
-    }
-
-    /// A fixer that leaves a FIFO as a `.gitignore` (or a link as one) has its work refused, not
-    /// committed: libgit2 would block on it forever. Run on a thread, so a hang fails the test.
-    #[test]
-    fn a_fix_over_a_fifo_gitignore_is_refused_instead_of_blocking() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = fixture("wordcount-cli");
-        let mut m = materialize(f, &dir.path().join("r")).unwrap();
-        std::fs::create_dir(m.work_dir.join("sub")).unwrap();
-        std::fs::write(m.work_dir.join("sub/new.txt"), "x").unwrap();
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            m.work_dir.join("sub/.gitignore"),
-            rustix::fs::FileType::Fifo,
-            rustix::fs::Mode::from_raw_mode(0o644),
-            0,
-        )
-        .unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            tx.send(m.commit_work_tree(1).map_err(|e| e.to_string()).map(|_| ()))
-                .unwrap()
-        });
-        let refused = rx
-            .recv_timeout(std::time::Duration::from_secs(20))
-            .expect("the commit returned")
-            .unwrap_err();
-        assert!(
-            refused.contains("sub/.gitignore not a regular file"),
-            "{refused}"
-        );
-    }
-}
+mod tests;

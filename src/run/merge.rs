@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::corpus::hash::repo_hash;
+use crate::corpus::model::hash::repo_hash;
 use crate::error::Error;
 use crate::output::store::results::{CacheStats, RunResults};
 use crate::run::execute;
@@ -504,9 +504,9 @@ pub fn views_of(
         .fixtures
         .iter()
         .filter_map(|info| {
-            corpus
-                .get(&info.id)
-                .filter(|f| crate::corpus::hash::repo_hash(f).is_ok_and(|h| h == info.repo_hash))
+            corpus.get(&info.id).filter(|f| {
+                crate::corpus::model::hash::repo_hash(f).is_ok_and(|h| h == info.repo_hash)
+            })
         })
         .collect();
     crate::output::store::trial_logs::views(&same, &corpus).ok()

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
 use crate::corpus;
-use crate::corpus::hash::repo_hash;
-use crate::corpus::scenario::{PipelineSpec, Scenario, Thresholds};
+use crate::corpus::model::hash::repo_hash;
+use crate::corpus::scenario::{PipelineKind, PipelineSpec, Scenario, Thresholds};
 use crate::error::Error;
 use crate::output::store::objects::Store;
 use crate::output::store::results::{FixtureInfo, RunResults};
@@ -50,8 +50,10 @@ fn thresholds_of(recorded: &RunResults) -> Thresholds {
 }
 
 /// How to score the recorded trials: as the recorded scenario's pipeline scores (its `kinds:`
-/// mapping), else as the recorded pipeline name says.
-fn scoring_of(recorded: &RunResults) -> Scoring {
+/// mapping), else as the recorded pipeline's kind says; an error when the recorded pipeline is of
+/// no known kind (it is never scored as another).
+fn scoring_of(recorded: &RunResults) -> Result<Scoring, Error> {
+    let kind = recorded.pipeline_kind()?;
     let file = Path::new(&recorded.scenario.file);
     // A matrix run's pipeline is the scenario's entry of that name.
     let own = |scenario: Scenario| match &recorded.scenario.matrix_pipeline {
@@ -64,13 +66,17 @@ fn scoring_of(recorded: &RunResults) -> Scoring {
         None => Some(scenario.spec.pipeline),
     };
     let spec = match Scenario::load(file).ok().and_then(own) {
-        Some(spec) if spec.name() == recorded.pipeline_kind() => spec,
-        _ => match recorded.pipeline.as_str() {
-            "builtin" => PipelineSpec::Builtin,
-            _ => PipelineSpec::Legacy,
+        Some(spec) if spec.kind() == kind => spec,
+        _ => match kind {
+            PipelineKind::Builtin => PipelineSpec::Builtin,
+            PipelineKind::Legacy => PipelineSpec::Legacy,
+            // The command's scenario is gone or names another pipeline now, and its `kinds:`
+            // mapping with it: its findings stay untyped, and the gate's matchers never apply.
+            PipelineKind::Command => return Ok(Scoring::default()),
         },
     };
-    select::scoring(select::from_spec(&spec, file.parent().unwrap_or(Path::new("."))).as_ref())
+    let dir = file.parent().unwrap_or(Path::new("."));
+    Ok(select::scoring(select::from_spec(&spec, dir).as_ref()))
 }
 
 /// What a recorded run's trials are scored again against: the fixtures as they are now (with the
@@ -99,7 +105,7 @@ impl Rescorer {
         Ok(Rescorer {
             corpus,
             fixtures_dir,
-            scoring: scoring_of(recorded),
+            scoring: scoring_of(recorded).map_err(|e| vec![e])?,
         })
     }
 
@@ -228,4 +234,43 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
     let dir = execute::write_run_with(&options.reports_dir, &mut results, Some(&views))
         .map_err(|e| vec![e])?;
     Ok(Finished { results, dir })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::store::results;
+
+    /// The committed example run, its pipeline renamed to `pipeline`.
+    fn recorded(pipeline: &str) -> RunResults {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/baseline/results.json");
+        let mut recorded = results::read(&file).unwrap();
+        recorded.pipeline = pipeline.into();
+        recorded
+    }
+
+    /// A recorded pipeline of no known kind is an error naming it and the run: it is never scored
+    /// as another kind (it once was, as the legacy checker).
+    #[test]
+    fn a_run_of_an_unknown_pipeline_kind_is_an_error_naming_it() {
+        for name in ["mystery", "", "Builtin", "commands", "builtin, legacy"] {
+            let error = scoring_of(&recorded(name)).unwrap_err().to_string();
+            assert!(error.contains(&format!("pipeline `{name}`")), "{error}");
+            assert!(error.contains("of no known kind"), "{error}");
+            assert!(error.contains("reports/baseline"), "{error}");
+        }
+    }
+
+    /// Each known kind is scored as itself: the gate's matchers for the built-in gate alone.
+    #[test]
+    fn a_run_of_each_known_kind_is_scored_as_that_kind() {
+        for (name, gate_matchers) in [
+            ("builtin", true),
+            ("legacy", false),
+            ("command: ./verify.sh", false),
+        ] {
+            let scoring = scoring_of(&recorded(name)).unwrap();
+            assert_eq!(scoring.gate_matchers, gate_matchers, "{name}");
+        }
+    }
 }

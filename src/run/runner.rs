@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::corpus::fixture::ExpectedRounds;
+use crate::corpus::model::fixture::ExpectedRounds;
 use crate::corpus::scenario::OnModified;
 use crate::corpus::{Composed, Entry, Fixture};
 use crate::output::store::objects::Store;
@@ -301,7 +301,7 @@ pub fn run_trial(
             record.materialize_ms = started.elapsed().as_millis() as u64;
             record.work_dir = materialized.work_dir.display().to_string();
             // The results' repository hash, from these trees rather than composed again later.
-            crate::corpus::hash::repo_hash_of(fixture, &trees);
+            crate::corpus::model::hash::repo_hash_of(fixture, &trees);
             rounds(
                 (fixture, &trees),
                 (trial, &case),

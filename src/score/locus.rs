@@ -6,7 +6,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::corpus::fixture::LocusEntry;
+use crate::corpus::model::fixture::LocusEntry;
 use crate::corpus::taxonomy::Kind;
 use crate::score::typing::KindMap;
 use gatebench_report::Finding;

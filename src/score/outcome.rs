@@ -4,8 +4,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::corpus::fixture::{ExpectedRounds, FindingMatcher};
-use crate::corpus::loader::{Fixture, Matcher};
+use crate::corpus::model::corpus::{Fixture, Matcher};
+use crate::corpus::model::fixture::{ExpectedRounds, FindingMatcher};
 use crate::score::locus::{self, GroundTruthScore};
 use crate::score::typing::KindMap;
 use gatebench_report::{Finding, Report, Verdict};

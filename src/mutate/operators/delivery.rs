@@ -2,7 +2,7 @@
 //! changelist that misses a changed file, a delivery document deleted, a loop command broken, a
 //! lint error, a test point that fails once or in two rounds.
 
-use crate::corpus::fixture::ExpectedRounds;
+use crate::corpus::model::fixture::ExpectedRounds;
 use crate::corpus::taxonomy::Kind;
 use crate::corpus::Files;
 use crate::mutate::jsontext;

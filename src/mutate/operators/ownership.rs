@@ -1,7 +1,7 @@
 //! Ownership operators: a file no task owns changed in each layer (committed, staged, unstaged)
 //! or added untracked next to it.
 
-use crate::corpus::fixture::LayerName;
+use crate::corpus::model::fixture::LayerName;
 use crate::corpus::taxonomy::Kind;
 use crate::mutate::ledger::Ledger;
 use crate::mutate::operator::{site_id, Family, Operator, Planted, Site};

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use crate::corpus::fixture::ExpectedRounds;
+use crate::corpus::model::fixture::ExpectedRounds;
 use crate::corpus::{Composed, Corpus, Files, Fixture};
 use crate::error::{Error, Result};
 use crate::output::render::reported;

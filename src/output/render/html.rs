@@ -74,7 +74,7 @@ struct PlantedView {
     description: String,
     golden: Option<String>,
     diff: Option<String>,
-    locus: Vec<crate::corpus::fixture::LocusEntry>,
+    locus: Vec<crate::corpus::model::fixture::LocusEntry>,
     locus_text: Vec<String>,
 }
 

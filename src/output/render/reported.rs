@@ -233,7 +233,7 @@ impl<'de> Visitor<'de> for ShownVisitor {
 }
 
 /// What a correct gate must report for a fixture, one line per expected finding.
-pub fn expected_lines(matchers: &[crate::corpus::fixture::FindingMatcher]) -> Vec<String> {
+pub fn expected_lines(matchers: &[crate::corpus::model::fixture::FindingMatcher]) -> Vec<String> {
     matchers
         .iter()
         .enumerate()

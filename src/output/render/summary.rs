@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use crate::corpus::scenario::PipelineKind;
 use crate::output::render::table::{Align, Cell, Table};
 use crate::output::store::results::RunResults;
 use crate::score::metrics::Metrics;
@@ -288,7 +289,7 @@ fn run_lines(results: &RunResults) -> Vec<String> {
             r.flaky
         ));
     }
-    if results.pipeline.starts_with("command") || m.cost.any_known() {
+    if results.pipeline_kind().ok() == Some(PipelineKind::Command) || m.cost.any_known() {
         lines.push(format!(
             "cost: {}; wall time {:.2}s over all trials",
             m.cost.display(),

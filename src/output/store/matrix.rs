@@ -258,7 +258,7 @@ fn summary_named<'a>(pipelines: &'a [PipelineSummary], name: &str) -> &'a Pipeli
 
 /// Reads a `matrix.json`.
 pub fn read(path: &Path) -> Result<MatrixResults> {
-    let text = crate::corpus::yaml::read_text(path)?;
+    let text = crate::corpus::loader::yaml::read_text(path)?;
     serde_json::from_str(&text).map_err(|e| {
         Error::invalid_at(
             path,

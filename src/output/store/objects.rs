@@ -64,7 +64,7 @@ impl Store {
         // process record, bounded as a results file is.
         let bytes = crate::input::read(
             &path,
-            crate::corpus::yaml::MAX_JSON_BYTES,
+            crate::corpus::loader::yaml::MAX_JSON_BYTES,
             crate::input::Links::Refuse,
         )
         .map_err(|e| {

@@ -7,7 +7,8 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::corpus::fixture::{ExpectedRounds, FindingMatcher};
+use crate::corpus::model::fixture::{ExpectedRounds, FindingMatcher};
+use crate::corpus::scenario::PipelineKind;
 use crate::corpus::Fixture;
 use crate::error::{Error, Result};
 use crate::output::store::objects::{self, Store};
@@ -280,7 +281,7 @@ impl FixtureInfo {
             expected_rounds: fixture.expect.rounds,
             content_hash: fixture.content_hash.clone(),
             // Empty when the fixture's files can no longer be composed (its trials say why).
-            repo_hash: crate::corpus::hash::repo_hash(fixture).unwrap_or_default(),
+            repo_hash: crate::corpus::model::hash::repo_hash(fixture).unwrap_or_default(),
         }
     }
 }
@@ -304,13 +305,24 @@ impl RunResults {
         Ok(())
     }
 
-    /// The kind of pipeline that ran (`builtin`, `legacy` or `command`), from its name.
-    pub fn pipeline_kind(&self) -> &str {
-        match self.pipeline.as_str() {
-            "builtin" => "builtin",
-            "legacy" => "legacy",
-            _ => "command",
-        }
+    /// The kind of pipeline that ran, from its name; an error naming it when it is none of the
+    /// kinds (a file written by another version, or changed).
+    pub fn pipeline_kind(&self) -> Result<PipelineKind> {
+        PipelineKind::of_name(&self.pipeline).ok_or_else(|| {
+            // The run's folder when the file was read, else its id.
+            let run = match &self.objects {
+                Some(store) => store.dir().parent().unwrap_or(Path::new(".")).to_path_buf(),
+                None => self.run_id.clone().into(),
+            };
+            Error::invalid(
+                run,
+                format!(
+                    "its results name pipeline `{}`, of no known kind (builtin, legacy or \
+                     command): it cannot be scored",
+                    self.pipeline
+                ),
+            )
+        })
     }
 }
 
@@ -319,7 +331,7 @@ impl RunResults {
 /// (`objects::resolved`), so memory holds one trial's reports, never the whole run's (2 GB for a
 /// run of 10,000 trials restored at once).
 pub fn read(path: &Path) -> Result<RunResults> {
-    let text = crate::corpus::yaml::read_text(path)?;
+    let text = crate::corpus::loader::yaml::read_text(path)?;
     let mut results = parse(path, &text)?;
     drop(text);
     results.objects = Some(Store::beside(path));

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::corpus::fixture::LocusEntry;
+use crate::corpus::model::fixture::LocusEntry;
 use crate::corpus::{Corpus, Fixture};
 use crate::error::{Error, Result};
 use crate::output::render::reported::shown;
@@ -14,7 +14,7 @@ use crate::score::locus;
 use crate::score::record::{Attempt, TrialRecord};
 use gatebench_report::Finding;
 
-pub use crate::corpus::files::diff as diff_trees;
+pub use crate::corpus::model::files::diff as diff_trees;
 
 /// The folder of trial logs in a run's folder.
 pub const TRIALS: &str = "trials";

@@ -12,8 +12,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::corpus::fixture::ExpectedRounds;
-use crate::corpus::recipe::GoldenRef;
+use crate::corpus::model::fixture::ExpectedRounds;
+use crate::corpus::model::recipe::GoldenRef;
 use crate::corpus::taxonomy::Kind;
 use gatebench_report::Verdict;
 

@@ -1,10 +1,11 @@
 //! The fixture file format (`fixture.yaml`): the serde types, from which
-//! `schemas/fixture.schema.json` is generated. Resolution into runnable fixtures is in `corpus.rs`.
+//! `schemas/fixture.schema.json` is generated. Loaded into `Fixture`s (`corpus.rs`) by `loader/`.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::taxonomy::Kind;
+use crate::error::Error;
 
 use gatebench_report::Verdict;
 
@@ -46,6 +47,18 @@ pub struct FixtureFile {
     /// Scripted fixes, applied and committed after a round that did not pass.
     #[serde(default)]
     pub fixes: Vec<Fix>,
+}
+
+impl FixtureFile {
+    /// The text of its `fixture.yaml`: the schema line, `comment` (whole `#` lines), then its
+    /// fields serialized. `import` and `mutate --write` both write fixtures with it.
+    pub fn to_yaml(&self, comment: &str) -> Result<String, Error> {
+        let yaml = yaml_serde::to_string(self)
+            .map_err(|e| Error::Internal(format!("serialize {}: {e}", self.id)))?;
+        Ok(format!(
+            "# yaml-language-server: $schema=../../schemas/fixture.schema.json\n{comment}{yaml}"
+        ))
+    }
 }
 
 /// Files written over the previous layer, then paths deleted from it.

@@ -8,7 +8,7 @@ use regex::Regex;
 
 use gatebench_gittree as gittree;
 
-use crate::corpus::files::{Blob, Files};
+use crate::corpus::model::files::{Blob, Files};
 
 /// A layer of a materialized repository, in the order they are built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -91,7 +91,7 @@ fn parse_one(kind: &str, arg: Option<&str>) -> Result<Placeholder, String> {
         },
         "sha256" => match arg {
             Some(path) if !path.is_empty() => {
-                crate::corpus::paths::check_repo_path(path)?;
+                crate::corpus::model::paths::check_repo_path(path)?;
                 Ok(Placeholder::Sha256(path.to_owned()))
             }
             _ => Err("`sha256` needs a path: `{{gatebench:sha256:PATH}}`".into()),

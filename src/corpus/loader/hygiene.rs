@@ -171,7 +171,7 @@ pub fn check(corpus: &Corpus) -> Vec<Error> {
                 Error::invalid(
                     &f.file,
                     format!(
-                        "fixture hygiene (docs: src/corpus/hygiene.rs):\n  {}",
+                        "fixture hygiene (docs: src/corpus/loader/hygiene.rs):\n  {}",
                         problems.join("\n  ")
                     ),
                 )

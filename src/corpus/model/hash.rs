@@ -7,7 +7,7 @@ use std::sync::{Mutex, OnceLock};
 
 use sha2::{Digest, Sha256};
 
-use crate::corpus::loader::{Composed, Files, Fixture};
+use crate::corpus::{Composed, Files, Fixture};
 use crate::error::Error;
 
 /// The most repository hashes the memo holds: it is emptied when full. A run asks for a fixture's

@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::corpus::compose::{self, Composed, Ctx, Input};
-use crate::corpus::fixture::{Fix, Plant};
+use crate::corpus::loader::compose::{self, Composed, Ctx, Input};
+use crate::corpus::model::fixture::{Fix, Plant};
 use crate::error::Error;
 
 /// Where a fixture's trees are.

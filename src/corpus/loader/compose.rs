@@ -4,14 +4,15 @@
 //! apart from the one the loader validated.
 
 use std::cell::RefCell;
-use std::path::Path;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::corpus::files::Files;
-use crate::corpus::fixture::{Fix, Layer, LayerName, Plant};
-use crate::corpus::paths::check_repo_path;
-use crate::corpus::yaml;
+use crate::corpus::loader::yaml;
+use crate::corpus::model::files::Files;
+use crate::corpus::model::fixture::{Fix, Layer, LayerName, Plant};
+use crate::corpus::model::paths::check_repo_path;
 use crate::error::{Error, Position};
 
 /// File name suffix that keeps repository-like names (`Cargo.toml`) inert inside this project;
@@ -243,6 +244,38 @@ pub const MAX_TREE_BYTES: u64 = 256 << 20;
 /// regular, and every final repository path (after the `.fixture` suffix is removed) safe
 /// (`check_repo_path`: nothing git takes for `.git`).
 pub fn read_tree(ctx: &Ctx, key: &str, dir: &str) -> Result<Files, Error> {
+    let (root, real_root, fixture_root) = layer_root(ctx, key, dir)?;
+    let mut walk = TreeWalk {
+        ctx,
+        key,
+        dir,
+        fixture_root,
+        visited: HashSet::from([real_root.clone()]),
+        files: Files::new(),
+        total: 0,
+    };
+    // Each folder with its real path: a folder reached without a symlink is its parent's real
+    // path plus its name, so only symlinks are resolved (`canonicalize` reads every link of the
+    // path, one system call per component).
+    let mut stack = vec![(root, real_root, String::new())];
+    while let Some((abs, real_abs, rel)) = stack.pop() {
+        let unreadable =
+            |e: std::io::Error| Error::invalid(&abs, format!("the folder cannot be read: {e}"));
+        let entries = std::fs::read_dir(&abs).map_err(unreadable)?;
+        for entry in entries {
+            let entry = entry.map_err(unreadable)?;
+            if let Some(folder) = walk.entry(&entry, &real_abs, &rel)? {
+                stack.push(folder);
+            }
+        }
+    }
+    hash_files(&mut ctx.hasher.borrow_mut(), &walk.files);
+    Ok(walk.files)
+}
+
+/// The layer folder `dir` of the fixture: its path, its real path, and the fixture folder's real
+/// path; an error when it is not a folder, or is reached through a link leaving the fixture.
+fn layer_root(ctx: &Ctx, key: &str, dir: &str) -> Result<(PathBuf, PathBuf, PathBuf), Error> {
     check_repo_path(dir).map_err(|e| ctx.err(key, dir, e))?;
     let root = ctx.folder.join(dir);
     if !root.is_dir() {
@@ -266,122 +299,161 @@ pub fn read_tree(ctx: &Ctx, key: &str, dir: &str) -> Result<Files, Error> {
                 .symlink_metadata()
                 .map_or(true, |meta| meta.file_type().is_symlink())
     });
-    let real_root = if through_link {
-        let target = root
+    if !through_link {
+        let real_root = fixture_root.join(dir);
+        return Ok((root, real_root, fixture_root));
+    }
+    let target = root
+        .canonicalize()
+        .map_err(|e| Error::io("resolve", &root, e))?;
+    // The layer folder itself (or a folder on its way) is a link: it must stay inside the
+    // fixture folder, as a link inside a layer must (below). Without this a `base`, an
+    // overlay or a fix linked to any folder on the machine was read into the repository.
+    if !target.starts_with(&fixture_root) {
+        return Err(ctx.err(
+            key,
+            dir,
+            format!(
+                "`{dir}` is reached through a symlink pointing outside the fixture folder ({}); fixture trees must be self-contained",
+                target.display()
+            ),
+        ));
+    }
+    Ok((root, target, fixture_root))
+}
+
+/// A folder still to read: its path, its real path, and its path in the repository.
+type Folder = (PathBuf, PathBuf, String);
+
+/// [`read_tree`] under way: the files read so far, their bytes, and the folders visited (by real
+/// path).
+struct TreeWalk<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    key: &'c str,
+    dir: &'c str,
+    fixture_root: PathBuf,
+    visited: HashSet<PathBuf>,
+    files: Files,
+    total: u64,
+}
+
+impl TreeWalk<'_, '_> {
+    /// One entry of the folder `rel` (real path `real_abs`): a file read, or a folder returned
+    /// to read; anything else refused.
+    fn entry(
+        &mut self,
+        entry: &std::fs::DirEntry,
+        real_abs: &Path,
+        rel: &str,
+    ) -> Result<Option<Folder>, Error> {
+        let path = entry.path();
+        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+            return Err(Error::invalid(
+                &path,
+                "a file name that is not UTF-8: repository paths must be UTF-8",
+            ));
+        };
+        let rel_path = if rel.is_empty() {
+            name.clone()
+        } else {
+            format!("{rel}/{name}")
+        };
+        let file_type = entry.file_type().map_err(|e| Error::io("read", &path, e))?;
+        let link = if file_type.is_symlink() {
+            Some(self.link_target(&path)?)
+        } else {
+            None
+        };
+        let (is_dir, is_file) = match &link {
+            Some((meta, _)) => (meta.is_dir(), meta.is_file()),
+            None => (file_type.is_dir(), file_type.is_file()),
+        };
+        if is_dir {
+            check_repo_path(&rel_path).map_err(|e| Error::invalid(&path, e))?;
+            let real = match link {
+                Some((_, target)) => target,
+                None => real_abs.join(&name),
+            };
+            if !self.visited.insert(real.clone()) {
+                return Err(Error::invalid(
+                    &path,
+                    format!("the folder {} is reached twice (through symlinks); a fixture tree visits each folder once", real.display()),
+                ));
+            }
+            Ok(Some((path, real, rel_path)))
+        } else if is_file {
+            self.file(&path, &rel_path)?;
+            Ok(None)
+        } else {
+            Err(Error::invalid(
+                &path,
+                "not a regular file or folder (a FIFO, socket or device): fixture trees hold files only",
+            ))
+        }
+    }
+
+    /// What the symlink `path` points at (its metadata and real path): it must resolve, inside
+    /// the fixture folder.
+    fn link_target(&self, path: &Path) -> Result<(std::fs::Metadata, PathBuf), Error> {
+        let target = path
             .canonicalize()
-            .map_err(|e| Error::io("resolve", &root, e))?;
-        // The layer folder itself (or a folder on its way) is a link: it must stay inside the
-        // fixture folder, as a link inside a layer must (below). Without this a `base`, an
-        // overlay or a fix linked to any folder on the machine was read into the repository.
-        if !target.starts_with(&fixture_root) {
+            .map_err(|e| Error::invalid(path, format!("a symlink that cannot be resolved: {e}")))?;
+        if !target.starts_with(&self.fixture_root) {
+            return Err(Error::invalid(
+                path,
+                format!("a symlink pointing outside the fixture folder ({}); fixture trees must be self-contained", target.display()),
+            ));
+        }
+        let meta = std::fs::metadata(path).map_err(|e| Error::io("read", path, e))?;
+        Ok((meta, target))
+    }
+
+    /// The file `path` read into the tree at `rel_path` (without the disarming suffix), within
+    /// the limits of a tree, and recorded as an input.
+    fn file(&mut self, path: &Path, rel_path: &str) -> Result<(), Error> {
+        let (ctx, key, dir) = (self.ctx, self.key, self.dir);
+        let repo_path = rel_path
+            .strip_suffix(DISARM_SUFFIX)
+            .unwrap_or(rel_path)
+            .to_owned();
+        check_repo_path(&repo_path).map_err(|e| Error::invalid(path, e))?;
+        if self.files.len() >= MAX_TREE_FILES {
             return Err(ctx.err(
                 key,
                 dir,
                 format!(
-                    "`{dir}` is reached through a symlink pointing outside the fixture folder ({}); fixture trees must be self-contained",
-                    target.display()
+                    "`{dir}` holds more than {MAX_TREE_FILES} files; the limit is {MAX_TREE_FILES}"
                 ),
             ));
         }
-        target
-    } else {
-        fixture_root.join(dir)
-    };
-    let mut visited = std::collections::HashSet::from([real_root.clone()]);
-    let mut files = Files::new();
-    let mut total: u64 = 0;
-    // Each folder with its real path: a folder reached without a symlink is its parent's real
-    // path plus its name, so only symlinks are resolved (`canonicalize` reads every link of the
-    // path, one system call per component).
-    let mut stack = vec![(root.clone(), real_root, String::new())];
-    while let Some((abs, real_abs, rel)) = stack.pop() {
-        let unreadable =
-            |e: std::io::Error| Error::invalid(&abs, format!("the folder cannot be read: {e}"));
-        let entries = std::fs::read_dir(&abs).map_err(unreadable)?;
-        for entry in entries {
-            let entry = entry.map_err(unreadable)?;
-            let path = entry.path();
-            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-                return Err(Error::invalid(
-                    &path,
-                    "a file name that is not UTF-8: repository paths must be UTF-8",
-                ));
-            };
-            let rel_path = if rel.is_empty() {
-                name.clone()
-            } else {
-                format!("{rel}/{name}")
-            };
-            let file_type = entry.file_type().map_err(|e| Error::io("read", &path, e))?;
-            let meta = if file_type.is_symlink() {
-                let target = path.canonicalize().map_err(|e| {
-                    Error::invalid(&path, format!("a symlink that cannot be resolved: {e}"))
-                })?;
-                if !target.starts_with(&fixture_root) {
-                    return Err(Error::invalid(
-                        &path,
-                        format!("a symlink pointing outside the fixture folder ({}); fixture trees must be self-contained", target.display()),
-                    ));
-                }
-                Some((
-                    std::fs::metadata(&path).map_err(|e| Error::io("read", &path, e))?,
-                    target,
-                ))
-            } else {
-                None
-            };
-            let (is_dir, is_file) = match &meta {
-                Some((meta, _)) => (meta.is_dir(), meta.is_file()),
-                None => (file_type.is_dir(), file_type.is_file()),
-            };
-            if is_dir {
-                check_repo_path(&rel_path).map_err(|e| Error::invalid(&path, e))?;
-                let real = match meta {
-                    Some((_, target)) => target,
-                    None => real_abs.join(&name),
-                };
-                if !visited.insert(real.clone()) {
-                    return Err(Error::invalid(
-                        &path,
-                        format!("the folder {} is reached twice (through symlinks); a fixture tree visits each folder once", real.display()),
-                    ));
-                }
-                stack.push((path, real, rel_path));
-            } else if is_file {
-                let repo_path = rel_path
-                    .strip_suffix(DISARM_SUFFIX)
-                    .unwrap_or(&rel_path)
-                    .to_owned();
-                check_repo_path(&repo_path).map_err(|e| Error::invalid(&path, e))?;
-                if files.len() >= MAX_TREE_FILES {
-                    return Err(ctx.err(key, dir, format!("`{dir}` holds more than {MAX_TREE_FILES} files; the limit is {MAX_TREE_FILES}")));
-                }
-                let content = yaml::read_input(&path, MAX_FILE_BYTES)?;
-                total += content.len() as u64;
-                ctx.inputs.borrow_mut().push(Input {
-                    path: format!("{dir}/{rel_path}"),
-                    len: content.len() as u64,
-                    sha256: Sha256::digest(&content).into(),
-                });
-                if total > MAX_TREE_BYTES {
-                    return Err(ctx.err(key, dir, format!("`{dir}` holds more than {MAX_TREE_BYTES} bytes; the limit is {MAX_TREE_BYTES}")));
-                }
-                if files.insert(repo_path.clone(), content.into()).is_some() {
-                    return Err(Error::invalid(
-                        &path,
-                        format!("two files become `{repo_path}` once `{DISARM_SUFFIX}` is removed"),
-                    ));
-                }
-            } else {
-                return Err(Error::invalid(
-                    &path,
-                    "not a regular file or folder (a FIFO, socket or device): fixture trees hold files only",
-                ));
-            }
+        let content = yaml::read_input(path, MAX_FILE_BYTES)?;
+        self.total += content.len() as u64;
+        ctx.inputs.borrow_mut().push(Input {
+            path: format!("{dir}/{rel_path}"),
+            len: content.len() as u64,
+            sha256: Sha256::digest(&content).into(),
+        });
+        if self.total > MAX_TREE_BYTES {
+            return Err(ctx.err(
+                key,
+                dir,
+                format!(
+                    "`{dir}` holds more than {MAX_TREE_BYTES} bytes; the limit is {MAX_TREE_BYTES}"
+                ),
+            ));
         }
+        if self
+            .files
+            .insert(repo_path.clone(), content.into())
+            .is_some()
+        {
+            return Err(Error::invalid(
+                path,
+                format!("two files become `{repo_path}` once `{DISARM_SUFFIX}` is removed"),
+            ));
+        }
+        Ok(())
     }
-    hash_files(&mut ctx.hasher.borrow_mut(), &files);
-    Ok(files)
 }
 
 fn hash_files(hasher: &mut Sha256, files: &Files) {
