@@ -15,8 +15,8 @@ use crate::output::escape;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::atomic;
 use crate::error::{Error, Result};
-use crate::output::atomic;
 use crate::output::compare::{rates, show_rate};
 use crate::output::junit;
 use crate::output::results::RunResults;

@@ -1,7 +1,6 @@
 //! What a run leaves: `results.json` (the source of truth), and everything rendered from it:
 //! the terminal summary, `summary.md`, `junit.xml`, `report.html`, `compare` and `explain`.
 
-pub mod atomic;
 pub mod compare;
 pub mod escape;
 pub mod explain;

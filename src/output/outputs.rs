@@ -5,8 +5,8 @@
 use std::io::Write;
 use std::path::Path;
 
+use crate::atomic;
 use crate::error::{Error, Result};
-use crate::output::atomic;
 use crate::output::html;
 use crate::output::junit;
 use crate::output::objects::{self, Store};
