@@ -5,10 +5,11 @@
 //! scored, and the run writes its outputs. The map of modules, one line per file, is in
 //! `docs/ARCHITECTURE.md`.
 
+pub mod atomic;
 pub mod corpus;
 pub mod error;
 pub mod exit_code;
-pub mod ids;
+pub(crate) mod ids;
 pub mod input;
 pub mod mutate;
 pub mod output;
@@ -17,3 +18,4 @@ pub mod repo;
 pub mod run;
 pub mod schema;
 pub mod score;
+pub mod shard;

@@ -172,7 +172,7 @@ fn the_ratchet_fails_a_run_that_regresses_against_its_baseline_while_absolute_ba
     let dir = tempfile::tempdir().unwrap();
     let reports = dir.path().join("reports");
     let good = bundled("default.yaml", &reports, &SMALL).results;
-    gatebench::output::atomic::write_json_atomic(
+    gatebench::atomic::write_json_atomic(
         &dir.path().join("base.json"),
         &gatebench::run::baseline::baseline_of(&good).unwrap(),
     )

@@ -166,7 +166,7 @@ fn unviable_mutants_convergence_and_cost_are_recorded_in_results_and_summaries()
     let parts: Vec<_> = (1..=2)
         .map(|index| {
             let mut opts = options(&s, &reports, &[]);
-            opts.shard = Some(gatebench::run::shard::Shard { index, count: 2 });
+            opts.shard = Some(gatebench::shard::Shard { index, count: 2 });
             let finished = execute(&opts);
             (finished.dir.join("results.json"), finished.results)
         })

@@ -10,7 +10,7 @@ use std::time::SystemTime;
 use common::*;
 use gatebench::output::store::results::RunResults;
 use gatebench::run::merge;
-use gatebench::run::shard::Shard;
+use gatebench::shard::Shard;
 
 /// Every omission planted in `subscription-cancel` and its golden: enough fixtures that each of
 /// three shards gets some.

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use gatebench::exit_code;
 use gatebench::output::store::runs;
 
-use crate::cli::dispatch::CmdResult;
+use crate::cli::CmdResult;
 
 #[derive(clap::Args)]
 pub struct BaselineArgs {
@@ -29,7 +29,7 @@ pub fn run(args: BaselineArgs) -> CmdResult {
 fn cmd_baseline(run: Option<&Path>, out: &Path, reports_dir: &Path) -> CmdResult {
     let (file, results) = runs::named_or_newest(run, reports_dir).map_err(|e| vec![e])?;
     let baseline = gatebench::run::baseline::baseline_of(&results).map_err(|e| vec![e])?;
-    gatebench::output::atomic::write_json_atomic(out, &baseline).map_err(|e| vec![e])?;
+    gatebench::atomic::write_json_atomic(out, &baseline).map_err(|e| vec![e])?;
     outln!(
         "baseline of {} ({} fixtures, {} trials) written to {}",
         file.display(),

@@ -8,7 +8,7 @@ use gatebench::error::Error;
 use gatebench::exit_code;
 use gatebench::run::execute;
 
-use crate::cli::dispatch::CmdResult;
+use crate::cli::CmdResult;
 
 #[derive(clap::Args)]
 pub struct CheckArgs {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use gatebench::exit_code;
 use gatebench::output::store::runs;
 
-use crate::cli::dispatch::CmdResult;
+use crate::cli::CmdResult;
 
 #[derive(clap::Args)]
 pub struct CompareArgs {
@@ -56,7 +56,7 @@ fn cmd_compare(
     };
     match output {
         Some(file) => {
-            gatebench::output::atomic::write_atomic(&file, text.as_bytes()).map_err(|e| vec![e])?
+            gatebench::atomic::write_atomic(&file, text.as_bytes()).map_err(|e| vec![e])?
         }
         None => out!("{text}"),
     }

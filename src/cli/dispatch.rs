@@ -10,9 +10,6 @@ use crate::cli::{
     schema, workflow_schema,
 };
 
-/// What a subcommand returns: its exit code, or the errors that stopped it.
-pub type CmdResult = Result<i32, Vec<Error>>;
-
 #[derive(Parser)]
 #[command(
     name = "gatebench",
@@ -103,9 +100,10 @@ pub fn main() -> i32 {
 
 fn report_errors(errors: &[Error]) -> i32 {
     if errors.iter().any(|e| matches!(e, Error::Interrupted)) {
-        // The Ctrl-C handler is removing the temporary repositories and exits the process itself
-        // when done; returning now could end the process before it has.
-        std::thread::sleep(std::time::Duration::from_secs(10));
+        // The Ctrl-C handler is removing the run's folders and ends the process itself when done;
+        // returning now could end the process before it has. Bounded: a handler stuck on a
+        // folder does not keep the process alive.
+        gatebench::run::interrupt::wait_for_cleanup(std::time::Duration::from_secs(10));
         return exit_code::INTERRUPTED;
     }
     for e in errors {

@@ -6,7 +6,7 @@ use gatebench::corpus;
 use gatebench::exit_code;
 use gatebench::output::store::runs;
 
-use crate::cli::dispatch::CmdResult;
+use crate::cli::CmdResult;
 
 #[derive(clap::Args)]
 pub struct ExplainArgs {

@@ -6,7 +6,7 @@ use gatebench::error::Error;
 use gatebench::exit_code;
 use gatebench_report::Report;
 
-use crate::cli::dispatch::CmdResult;
+use crate::cli::CmdResult;
 
 #[derive(clap::Args)]
 pub struct GateArgs {
@@ -109,7 +109,7 @@ fn cmd_gate(
     };
     match output {
         Some(file) => {
-            gatebench::output::atomic::write_atomic(&file, text.as_bytes()).map_err(|e| vec![e])?
+            gatebench::atomic::write_atomic(&file, text.as_bytes()).map_err(|e| vec![e])?
         }
         None => out!("{text}"),
     }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use gatebench::corpus::import::{self, ImportOptions, DEFAULT_MAX_FILE_SIZE};
 use gatebench::exit_code;
 
-use crate::cli::dispatch::CmdResult;
+use crate::cli::CmdResult;
 
 #[derive(clap::Args)]
 pub struct ImportArgs {

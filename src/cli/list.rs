@@ -7,7 +7,7 @@ use gatebench::exit_code;
 use gatebench::output::store::runs;
 use gatebench::score::outcome;
 
-use crate::cli::dispatch::CmdResult;
+use crate::cli::CmdResult;
 
 #[derive(clap::Args)]
 pub struct ListArgs {

@@ -7,7 +7,7 @@ use gatebench::error::Error;
 use gatebench::exit_code;
 use gatebench::repo::materialize;
 
-use crate::cli::dispatch::CmdResult;
+use crate::cli::CmdResult;
 
 #[derive(clap::Args)]
 pub struct MaterializeArgs {

@@ -2,11 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use gatebench::output::render::summary;
 use gatebench::output::store::runs;
-use gatebench::run::execute;
+use gatebench::output::render::summary;
 
-use crate::cli::dispatch::CmdResult;
+use crate::cli::CmdResult;
 
 #[derive(clap::Args)]
 pub struct MergeArgs {
@@ -52,8 +51,8 @@ fn cmd_merge(shards: &[PathBuf], reports_dir: &Path, fixtures: Option<PathBuf>) 
             merged.scenario.file
         );
     }
-    let dir =
-        execute::write_run_with(reports_dir, &mut merged, views.as_ref()).map_err(|e| vec![e])?;
+    let dir = gatebench::run::folders::write_run_with(reports_dir, &mut merged, views.as_ref())
+        .map_err(|e| vec![e])?;
     out!("{}", summary::terminal(&merged));
     outln!("merged {} shards", merged.merged_from.len());
     outln!("results: {}", dir.join("results.json").display());

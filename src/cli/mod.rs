@@ -26,6 +26,12 @@ macro_rules! errln {
     };
 }
 
+use gatebench::error::Error;
+
+/// What a subcommand returns: its exit code, or the errors that stopped it. Here, not in
+/// `dispatch.rs`, so that the subcommands import only their parent and `dispatch` imports them.
+pub type CmdResult = Result<i32, Vec<Error>>;
+
 mod baseline;
 mod check;
 mod compare;

@@ -9,7 +9,7 @@ use gatebench::error::Error;
 use gatebench::exit_code;
 use gatebench::mutate::{generate, write};
 
-use crate::cli::dispatch::CmdResult;
+use crate::cli::CmdResult;
 
 #[derive(clap::Args)]
 pub struct MutateArgs {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use gatebench::output::render::summary;
 
-use crate::cli::dispatch::CmdResult;
+use crate::cli::CmdResult;
 
 #[derive(clap::Args)]
 pub struct ReplayArgs {

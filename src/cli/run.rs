@@ -6,14 +6,13 @@ use std::path::{Path, PathBuf};
 use gatebench::corpus::scenario::Scenario;
 use gatebench::error::Error;
 use gatebench::exit_code;
-use gatebench::output::render::summary;
 use gatebench::output::store::results;
-use gatebench::repo::workdir;
+use gatebench::output::render::summary;
 use gatebench::run::execute;
 use gatebench::run::options::{Overrides, RunOptions};
 use gatebench::run::progress::LiveProgress;
 
-use crate::cli::dispatch::CmdResult;
+use crate::cli::CmdResult;
 
 #[derive(clap::Args)]
 pub struct RunArgs {
@@ -49,7 +48,7 @@ pub struct RunArgs {
     /// Run only shard I of N (1-based, e.g. `2/3`): fixtures are assigned by a hash of their id,
     /// every trial of a fixture on one shard. Merge the shards with `gatebench merge`.
     #[arg(long, value_name = "I/N")]
-    pub shard: Option<gatebench::run::shard::Shard>,
+    pub shard: Option<gatebench::shard::Shard>,
     /// Run every trial even when the result cache (`<reports-dir>/.cache/`, external pipelines
     /// only) holds it; finished trials are still written to it.
     #[arg(long)]
@@ -88,15 +87,7 @@ fn cmd_run(args: RunArgs) -> CmdResult {
             retries: args.retries,
         },
     );
-    let _ = ctrlc::set_handler(|| {
-        gatebench_process::kill_live_groups();
-        workdir::interrupt_and_remove_roots(std::time::Duration::from_secs(5));
-        // Held until exit: no output is written after this point.
-        let _outputs = execute::remove_partial_outputs();
-        gatebench::run::matrix::remove_partial();
-        errln!("\ninterrupted: temporary repositories removed");
-        std::process::exit(exit_code::INTERRUPTED);
-    });
+    gatebench::run::interrupt::install();
     let live = LiveProgress::new(!args.quiet && std::io::stderr().is_terminal());
     let progress = |record: &gatebench::score::record::TrialRecord, done: usize, total: usize| {
         live.on_trial(record, done, total);

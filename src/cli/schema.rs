@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use gatebench::exit_code;
 use gatebench::schema;
 
-use crate::cli::dispatch::CmdResult;
+use crate::cli::CmdResult;
 
 #[derive(clap::Args)]
 pub struct SchemaArgs {

@@ -6,7 +6,7 @@ use gatebench::error::Error;
 use gatebench::exit_code;
 use gatebench::schema;
 
-use crate::cli::dispatch::CmdResult;
+use crate::cli::CmdResult;
 
 #[derive(clap::Args)]
 pub struct WorkflowSchemaArgs {

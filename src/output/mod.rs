@@ -3,7 +3,6 @@
 //! summary, `summary.md`, `junit.xml`, `report.html`, `compare`, `explain`, the matrix's side by
 //! side), all from the stored results; `outputs.rs` writes a run's files.
 
-pub mod atomic;
 pub mod outputs;
 pub mod render;
 pub mod store;

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::output::atomic;
+use crate::atomic;
 use crate::output::render::html;
 use crate::output::render::junit;
 use crate::output::render::summary;

@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::atomic;
 use crate::corpus::model::hash::repo_hash;
 use crate::corpus::Fixture;
-use crate::output::atomic;
 use crate::score::outcome::Outcome;
 use crate::score::record::TrialRecord;
 

@@ -1,14 +1,11 @@
 //! Where materialized repositories live: one temporary root per run under a folder the user can
 //! choose (by default `/dev/shm` when it exists, else the system temp dir: never the project, so
-//! a verifier cannot find the fixtures beside its repository), removed at the end and on Ctrl-C,
-//! unless the user asked to keep it. A root holds a lock file locked (flock) for the run's life;
+//! a verifier cannot find the fixtures beside its repository), removed at the end and on Ctrl-C
+//! (the run registers it with `run/interrupt.rs`), unless the user asked to keep it. A root holds a lock file locked (flock) for the run's life;
 //! the next run removes the roots of runs that died (their lock is free). Trial folders are
 //! named by opaque case ids, never by fixture ids.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
@@ -83,64 +80,6 @@ pub fn remove_dead_roots(parent: &Path) -> Vec<PathBuf> {
     removed
 }
 
-fn live_roots() -> &'static Mutex<Vec<PathBuf>> {
-    static ROOTS: OnceLock<Mutex<Vec<PathBuf>>> = OnceLock::new();
-    ROOTS.get_or_init(|| Mutex::new(Vec::new()))
-}
-
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
-
-/// Held while a trial writes into the work root; see [`begin_trial`].
-#[derive(Debug)]
-pub struct TrialGuard(());
-
-impl Drop for TrialGuard {
-    fn drop(&mut self) {
-        IN_FLIGHT.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-/// Marks a trial as started, or returns `None` once the run was interrupted: no trial may start
-/// writing into a root that the interrupt handler is about to remove.
-pub fn begin_trial() -> Option<TrialGuard> {
-    IN_FLIGHT.fetch_add(1, Ordering::SeqCst);
-    let guard = TrialGuard(());
-    (!INTERRUPTED.load(Ordering::SeqCst)).then_some(guard)
-}
-
-/// Whether the run was interrupted.
-pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
-}
-
-/// Called by the Ctrl-C handler: stops new trials, waits up to `grace` for the ones writing now to
-/// finish (a trial writing while its folder is removed would leave files behind), then removes
-/// every root still registered.
-pub fn interrupt_and_remove_roots(grace: Duration) {
-    INTERRUPTED.store(true, Ordering::SeqCst);
-    let start = Instant::now();
-    while IN_FLIGHT.load(Ordering::SeqCst) > 0 && start.elapsed() < grace {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let roots = live_roots().lock().unwrap_or_else(|p| p.into_inner());
-    for root in roots.iter() {
-        remove_with_retries(root);
-    }
-}
-
-/// Removes `dir`, trying again for up to a second while it is not yet gone: a process killed an
-/// instant ago, or a trial past its grace, may still add a file while the folder is removed
-/// (`remove_dir_all` then fails with the folder not empty).
-fn remove_with_retries(dir: &Path) {
-    for _ in 0..100 {
-        if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 /// The temporary folder of one run.
 #[derive(Debug)]
 pub struct WorkRoot {
@@ -152,19 +91,13 @@ pub struct WorkRoot {
 
 impl WorkRoot {
     /// Creates `gatebench-XXXXXX` under `parent` ([`default_parent`] when `None`), after removing
-    /// the roots of dead runs there.
+    /// the roots of dead runs there. A run creates its root through `run::interrupt::create`, so
+    /// that an interrupt removes it.
     pub fn create(parent: Option<&Path>, keep: bool) -> Result<WorkRoot> {
         let parent = parent.map(Path::to_path_buf).unwrap_or_else(default_parent);
         std::fs::create_dir_all(&parent)
             .map_err(|e| Error::io("create the work dir", &parent, e))?;
         remove_dead_roots(&parent);
-        // Created and registered under the registry's lock, after checking the interrupt flag
-        // (which the handler sets before it takes the lock): the handler either removes this root
-        // or runs before it exists, never between its creation and its registration.
-        let mut registry = live_roots().lock().unwrap_or_else(|p| p.into_inner());
-        if interrupted() {
-            return Err(Error::Interrupted);
-        }
         let dir = tempfile::Builder::new()
             .prefix(PREFIX)
             .tempdir_in(&parent)
@@ -191,10 +124,6 @@ impl WorkRoot {
             }
             lock
         };
-        if !keep {
-            registry.push(path.clone());
-        }
-        drop(registry);
         Ok(WorkRoot {
             path,
             keep,
@@ -220,15 +149,14 @@ impl Drop for WorkRoot {
     fn drop(&mut self) {
         if !self.keep {
             let _ = std::fs::remove_dir_all(&self.path);
-            if let Ok(mut roots) = live_roots().lock() {
-                roots.retain(|r| r != &self.path);
-            }
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
     use super::*;
 
     #[test]

@@ -14,6 +14,8 @@ use crate::output::store::objects;
 use crate::output::store::results::RunResults;
 use crate::run::baseline;
 use crate::run::execute::{self, Finished, Progress};
+use crate::run::folders;
+use crate::run::interrupt;
 use crate::run::options::RunOptions;
 use gatebench_report::time::utc_stamp;
 
@@ -25,19 +27,6 @@ pub struct MatrixFinished {
     pub runs: Vec<(String, Finished)>,
     /// The matrix run's folder.
     pub dir: PathBuf,
-}
-
-/// The staging folder of the matrix run in progress (removed by the interrupt handler, see
-/// [`remove_partial`]).
-static STAGING: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
-
-/// Removes the staging folder of a matrix run in progress. The interrupt handler calls it after
-/// `execute::remove_partial_outputs`, holding the outputs lock, so no pipeline run is being
-/// published into it meanwhile.
-pub fn remove_partial() {
-    if let Some(dir) = STAGING.lock().unwrap_or_else(|e| e.into_inner()).take() {
-        let _ = std::fs::remove_dir_all(dir);
-    }
 }
 
 /// Runs a matrix scenario. Everything a single run checks before it starts is checked for every
@@ -79,7 +68,7 @@ fn run_all(
     let started_at = SystemTime::now();
     let clock = Instant::now();
     let scenario = &options.scenario;
-    execute::probe_writable(&options.reports_dir)?;
+    folders::probe_writable(&options.reports_dir)?;
     let suffix = options
         .shard
         .map(|s| format!("-shard{}of{}", s.index, s.count))
@@ -95,12 +84,12 @@ fn run_all(
     // The reservation and the staging folder are taken under the outputs lock, and registered
     // before it is released: an interrupt from here on removes the whole folder.
     let (run_id, staging) = {
-        let _outputs = execute::lock_outputs();
-        if crate::repo::workdir::interrupted() {
+        let _outputs = interrupt::lock_outputs();
+        if interrupt::interrupted() {
             return Err(Error::Interrupted);
         }
-        let (run_id, dir) = execute::reserve_run_dir(&options.reports_dir, &id)?;
-        (run_id, execute::Staging::register_in(&STAGING, dir))
+        let (run_id, dir) = folders::reserve_run_dir(&options.reports_dir, &id)?;
+        (run_id, folders::Staging::register(dir))
     };
     let pipelines_dir = staging.path().join(PIPELINES);
     std::fs::create_dir(&pipelines_dir).map_err(|e| Error::io("create", &pipelines_dir, e))?;
@@ -119,15 +108,15 @@ fn run_all(
         let finished = execute::run_selected(&pipeline_options, corpus, selected, &offset)?;
         published.push((name, finished));
     }
-    let _outputs = execute::lock_outputs();
-    if crate::repo::workdir::interrupted() {
+    let _outputs = interrupt::lock_outputs();
+    if interrupt::interrupted() {
         return Err(Error::Interrupted);
     }
     let dir = options.reports_dir.join(&run_id);
     let mut runs = Vec::new();
     for (name, mut finished) in published {
         let to = pipelines_dir.join(&name);
-        execute::rename_noreplace(&finished.dir, &to)
+        folders::rename_noreplace(&finished.dir, &to)
             .map_err(|e| Error::io("rename into", &to, e))?;
         // The JUnit cases read reports through each run's object store: in staging until the
         // matrix is published (then moved to the final folder below).

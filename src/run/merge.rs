@@ -12,9 +12,9 @@ use crate::error::Error;
 use crate::output::store::results::{CacheStats, RunResults};
 use crate::run::execute;
 use crate::run::replay::Rescorer;
-use crate::run::shard::ShardInfo;
 use crate::score::metrics::{self, MetricsReport};
 use crate::score::record::TrialRecord;
+use crate::shard::ShardInfo;
 
 fn differs(what: &str, file: &Path, value: &str, first_file: &Path, first_value: &str) -> Error {
     Error::invalid(
@@ -30,7 +30,11 @@ fn short(hash: &str) -> &str {
     hash.get(..12).unwrap_or(hash)
 }
 
-pub use crate::run::shard::MAX_SHARDS;
+pub use crate::shard::MAX_SHARDS;
+
+/// One shard as `check` reads it: the file it came from, its results, what it records about
+/// itself.
+type ShardOf<'a> = (&'a Path, &'a RunResults, &'a ShardInfo);
 
 /// Checks that `shards` (each with the file it was read from) are the complete, distinct shards
 /// of one run. Every problem found is returned.
@@ -42,6 +46,41 @@ pub fn check(shards: &[(PathBuf, RunResults)]) -> Result<(), Vec<Error>> {
             "no shard results given: name the results.json (or run folder) of every shard",
         )]);
     };
+    check_each_is_a_shard(shards, &mut errors);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    // Every shard has its info: checked just above.
+    let shards: Vec<ShardOf<'_>> = shards
+        .iter()
+        .filter_map(|(f, r)| r.shard.as_ref().map(|s| (f.as_path(), r, s)))
+        .collect();
+    let first_info = shards[0].2;
+    check_same_run(&shards, (first_file, first, first_info), &mut errors);
+    check_every_shard_once(&shards, (first_file, first, first_info), &mut errors);
+    if errors.is_empty() {
+        let owner = check_every_fixture_once(&shards, &mut errors);
+        check_every_trial_once(&shards, &mut errors);
+        if errors.is_empty() && owner.len() != first_info.selected {
+            errors.push(Error::invalid(
+                first_file,
+                format!(
+                    "the shards hold {} fixtures, but their selection has {}",
+                    owner.len(),
+                    first_info.selected
+                ),
+            ));
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// Every input was run with `--shard i/n`, with an index and count gatebench writes.
+fn check_each_is_a_shard(shards: &[(PathBuf, RunResults)], errors: &mut Vec<Error>) {
     for (file, r) in shards {
         match &r.shard {
             None => errors.push(Error::invalid(
@@ -60,15 +99,12 @@ pub fn check(shards: &[(PathBuf, RunResults)]) -> Result<(), Vec<Error>> {
             Some(_) => {}
         }
     }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    // Every shard has its info: checked just above.
-    let shards: Vec<(&Path, &RunResults, &ShardInfo)> = shards
-        .iter()
-        .filter_map(|(f, r)| r.shard.as_ref().map(|s| (f.as_path(), r, s)))
-        .collect();
-    let first_info = shards[0].2;
+}
+
+/// Every shard is of the first one's run: scenario, pipeline, shard count, selection, trials,
+/// rounds and bars.
+fn check_same_run(shards: &[ShardOf<'_>], first: ShardOf<'_>, errors: &mut Vec<Error>) {
+    let (first_file, first, first_info) = first;
     for (file, r, i) in &shards[1..] {
         let checks: [(&str, String, String); 6] = [
             (
@@ -131,8 +167,13 @@ pub fn check(shards: &[(PathBuf, RunResults)]) -> Result<(), Vec<Error>> {
             ));
         }
     }
+}
+
+/// Each shard index is given once, and none is missing.
+fn check_every_shard_once(shards: &[ShardOf<'_>], first: ShardOf<'_>, errors: &mut Vec<Error>) {
+    let (first_file, _, first_info) = first;
     let mut seen: BTreeMap<u32, &Path> = BTreeMap::new();
-    for (file, _, i) in &shards {
+    for (file, _, i) in shards {
         if let Some(other) = seen.get(&i.index) {
             errors.push(Error::invalid(
                 file,
@@ -165,79 +206,73 @@ pub fn check(shards: &[(PathBuf, RunResults)]) -> Result<(), Vec<Error>> {
             ),
         ));
     }
-    if errors.is_empty() {
-        let mut owner: BTreeMap<String, &Path> = BTreeMap::new();
-        for (file, r, _) in &shards {
-            for f in &r.fixtures {
-                if let Some(other) = owner.insert(f.id.clone(), *file) {
-                    errors.push(Error::invalid(
-                        file,
-                        format!(
-                            "fixture `{}` is in this shard and in {} (shards made by different gatebench versions?)",
-                            f.id,
-                            other.display()
-                        ),
-                    ));
-                }
-            }
-        }
-        // Every trial of a shard is one of its fixtures' trials, each exactly once: a run writes
-        // every trial of every fixture it lists, once.
-        for (file, r, _) in &shards {
-            let listed: BTreeSet<String> = r.fixtures.iter().map(|f| f.id.clone()).collect();
-            let mut seen: BTreeSet<(String, u32)> = BTreeSet::new();
-            for t in r.trials.iter() {
-                if !listed.contains(t.fixture.as_str()) {
-                    errors.push(Error::invalid(
-                        file,
-                        format!(
-                            "trial {} [{}] is of a fixture this shard does not list: not a trial of this run",
-                            t.fixture, t.trial
-                        ),
-                    ));
-                } else if t.trial >= r.trial_count {
-                    errors.push(Error::invalid(
-                        file,
-                        format!(
-                            "trial {} [{}] is not a trial of this run: it has {} trial(s) per fixture",
-                            t.fixture, t.trial, r.trial_count
-                        ),
-                    ));
-                } else if !seen.insert((t.fixture.clone(), t.trial)) {
-                    errors.push(Error::invalid(
-                        file,
-                        format!("trial {} [{}] is given twice", t.fixture, t.trial),
-                    ));
-                }
-            }
-            let expected = listed.len() * r.trial_count as usize;
-            if seen.len() != expected && errors.is_empty() {
+}
+
+/// No fixture is in two shards; returns which shard holds each.
+fn check_every_fixture_once<'a>(
+    shards: &[ShardOf<'a>],
+    errors: &mut Vec<Error>,
+) -> BTreeMap<String, &'a Path> {
+    let mut owner: BTreeMap<String, &Path> = BTreeMap::new();
+    for (file, r, _) in shards {
+        for f in &r.fixtures {
+            if let Some(other) = owner.insert(f.id.clone(), *file) {
                 errors.push(Error::invalid(
                     file,
                     format!(
-                        "holds {} trial(s) where its {} fixture(s) of {} trial(s) each make {expected}: trials are missing",
-                        seen.len(),
-                        listed.len(),
-                        r.trial_count
+                        "fixture `{}` is in this shard and in {} (shards made by different gatebench versions?)",
+                        f.id,
+                        other.display()
                     ),
                 ));
             }
         }
-        if errors.is_empty() && owner.len() != first_info.selected {
+    }
+    owner
+}
+
+/// Every trial of a shard is one of its fixtures' trials, each exactly once: a run writes every
+/// trial of every fixture it lists, once.
+fn check_every_trial_once(shards: &[ShardOf<'_>], errors: &mut Vec<Error>) {
+    for (file, r, _) in shards {
+        let listed: BTreeSet<String> = r.fixtures.iter().map(|f| f.id.clone()).collect();
+        let mut seen: BTreeSet<(String, u32)> = BTreeSet::new();
+        for t in r.trials.iter() {
+            if !listed.contains(t.fixture.as_str()) {
+                errors.push(Error::invalid(
+                    file,
+                    format!(
+                        "trial {} [{}] is of a fixture this shard does not list: not a trial of this run",
+                        t.fixture, t.trial
+                    ),
+                ));
+            } else if t.trial >= r.trial_count {
+                errors.push(Error::invalid(
+                    file,
+                    format!(
+                        "trial {} [{}] is not a trial of this run: it has {} trial(s) per fixture",
+                        t.fixture, t.trial, r.trial_count
+                    ),
+                ));
+            } else if !seen.insert((t.fixture.clone(), t.trial)) {
+                errors.push(Error::invalid(
+                    file,
+                    format!("trial {} [{}] is given twice", t.fixture, t.trial),
+                ));
+            }
+        }
+        let expected = listed.len() * r.trial_count as usize;
+        if seen.len() != expected && errors.is_empty() {
             errors.push(Error::invalid(
-                first_file,
+                file,
                 format!(
-                    "the shards hold {} fixtures, but their selection has {}",
-                    owner.len(),
-                    first_info.selected
+                    "holds {} trial(s) where its {} fixture(s) of {} trial(s) each make {expected}: trials are missing",
+                    seen.len(),
+                    listed.len(),
+                    r.trial_count
                 ),
             ));
         }
-    }
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(errors)
     }
 }
 

@@ -3,6 +3,8 @@
 
 pub mod baseline;
 pub mod execute;
+pub mod folders;
+pub mod interrupt;
 pub mod matrix;
 pub mod memory;
 pub mod merge;
@@ -10,4 +12,3 @@ pub mod options;
 pub mod progress;
 pub mod replay;
 pub mod runner;
-pub mod shard;

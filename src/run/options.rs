@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::corpus::scenario::Scenario;
-use crate::run::shard::Shard;
+use crate::shard::Shard;
 
 /// What the command line may override. `None` / empty means "not given".
 #[derive(Debug, Clone, Default)]

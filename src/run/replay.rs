@@ -231,7 +231,7 @@ pub fn replay(options: &ReplayOptions) -> Result<Finished, Vec<Error>> {
         .filter_map(|f| corpus.get(&f.id))
         .collect();
     let views = crate::output::store::trial_logs::views(&replayed, corpus).map_err(|e| vec![e])?;
-    let dir = execute::write_run_with(&options.reports_dir, &mut results, Some(&views))
+    let dir = crate::run::folders::write_run_with(&options.reports_dir, &mut results, Some(&views))
         .map_err(|e| vec![e])?;
     Ok(Finished { results, dir })
 }

@@ -15,7 +15,7 @@ use crate::corpus::scenario::OnModified;
 use crate::corpus::{Composed, Entry, Fixture};
 use crate::output::store::objects::Store;
 use crate::pipeline::cache::Cache;
-use crate::pipeline::round::{FixInput, Pipeline, RoundInput, RoundOutput, RoundRun};
+use crate::pipeline::round::{FixInput, FixRun, Pipeline, RoundInput, RoundOutput, RoundRun};
 use crate::repo::fingerprint::{Fingerprinter, RepoFingerprint};
 use crate::repo::materialize::{self, Materialized};
 use crate::repo::remove::remove_tree;
@@ -193,7 +193,7 @@ fn run_with_retries(
     let mut attempts = Vec::new();
     while matches!(record.outcome, Outcome::Error | Outcome::Timeout)
         && attempts.len() < cfg.retries as usize
-        && !crate::repo::workdir::interrupted()
+        && !crate::run::interrupt::interrupted()
     {
         attempts.push(crate::score::record::Attempt::of(&record));
         // Run again, never from the cache (an `on_modified` error may come from a cached trial).
@@ -264,7 +264,7 @@ pub fn run_trial(
     let dir = cfg.work_root.trial_dir(&case);
     let scratch = scratch_dir(&dir);
     let mut record = TrialRecord::new(fixture, trial);
-    let Some(_writing) = crate::repo::workdir::begin_trial() else {
+    let Some(_writing) = crate::run::interrupt::begin_trial() else {
         record.reason = "the run was interrupted before this trial started".into();
         return record;
     };
@@ -412,100 +412,131 @@ fn rounds(
         let mut round_record = RoundRecord::new(round, started.elapsed().as_millis() as u64);
         round_record.modified_paths = changes(&before, &fingerprinter);
         round_record.process = run.process;
-        let verdict = match run.output {
-            RoundOutput::Report(report, value) => {
-                round_record.findings = report.findings.len();
-                round_record.cost = report.cost.clone();
-                round_record.dimensions_run = crate::score::record::dimensions_run(&report);
-                let verdict = report.verdict();
-                match verdict {
-                    Some(v) => round_record.verdict = Some(v),
-                    None => {
-                        let message = report
-                            .error
-                            .as_ref()
-                            .map(|e| format!("{}: {}", e.code, e.message))
-                            .unwrap_or_else(|| "status error".into());
-                        round_record.error =
-                            Some(format!("the pipeline reported an error: {message}"));
-                    }
-                }
-                round_record.report = Some(value);
-                verdict
-            }
-            RoundOutput::Error(reason) => {
-                round_record.error = Some(reason);
-                None
-            }
-            RoundOutput::Timeout(reason) => {
-                round_record.error = Some(reason);
-                round_record.timed_out = true;
-                None
-            }
-        };
-        if verdict.is_none_or(|v| v == Verdict::Pass) {
-            record.rounds.push(round_record);
-            return;
-        }
-        if pipeline.has_fixer() {
+        let verdict = record_output(&mut round_record, run.output);
+        let go_on = if verdict.is_none_or(|v| v == Verdict::Pass) {
+            false
+        } else if pipeline.has_fixer() {
             // A fixer costs (an agent's tokens): none after the last round, nothing would verify it.
-            if round == cfg.max_rounds {
-                record.rounds.push(round_record);
-                return;
+            round < cfg.max_rounds && {
+                let last_report = run.report_file.unwrap_or_default();
+                let fix = pipeline.run_fixer(&FixInput {
+                    round: input,
+                    last_report: &last_report,
+                });
+                commit_fix(fix, round, materialized, (&mut round_record, record))
             }
-            let last_report = run.report_file.unwrap_or_default();
-            let fix = pipeline.run_fixer(&FixInput {
-                round: input,
-                last_report: &last_report,
-            });
-            let Some(fix) = fix else {
-                record.rounds.push(round_record);
-                return;
-            };
-            round_record.fixer = Some(fix.process);
-            round_record.fix_cost = fix.cost;
-            if let Some(error) = fix.error {
-                round_record.fix_error = Some(error);
-                record.rounds.push(round_record);
-                return;
-            }
-            match materialized.commit_work_tree(round) {
-                Ok(commit) => {
-                    if let Some((id, diff)) = commit {
-                        round_record.fix_commit = Some(id);
-                        round_record.fix_diff = Some(diff);
-                    }
-                }
-                Err(e) => {
-                    record.harness_error = Some(format!(
-                        "the fixer's changes after round {round} could not be committed: {e}"
-                    ));
-                    record.rounds.push(round_record);
-                    return;
-                }
-            }
-            record.rounds.push(round_record);
-            continue;
-        }
-        let Some((number, fix)) = trees
-            .fixes
-            .iter()
-            .enumerate()
-            .find(|(_, f)| f.after_round == round)
-        else {
-            record.rounds.push(round_record);
-            return;
+        } else {
+            fix_by_script(
+                fixture,
+                trees,
+                round,
+                materialized,
+                (&mut round_record, record),
+            )
         };
-        match materialized.apply_fix(fixture, number as u32 + 1, &fix.files) {
-            Ok(commit) => round_record.fix_commit = Some(commit),
-            Err(e) => {
-                record.harness_error = Some(format!(
-                    "the fix after round {round} could not be applied: {e}"
-                ));
-                record.rounds.push(round_record);
-                return;
-            }
-        }
         record.rounds.push(round_record);
+        if !go_on {
+            return;
+        }
+    }
+}
+
+/// What a round's pipeline answered, into its record; the verdict, when it gave one.
+fn record_output(round_record: &mut RoundRecord, output: RoundOutput) -> Option<Verdict> {
+    match output {
+        RoundOutput::Report(report, value) => {
+            round_record.findings = report.findings.len();
+            round_record.cost = report.cost.clone();
+            round_record.dimensions_run = crate::score::record::dimensions_run(&report);
+            let verdict = report.verdict();
+            match verdict {
+                Some(v) => round_record.verdict = Some(v),
+                None => {
+                    let message = report
+                        .error
+                        .as_ref()
+                        .map(|e| format!("{}: {}", e.code, e.message))
+                        .unwrap_or_else(|| "status error".into());
+                    round_record.error = Some(format!("the pipeline reported an error: {message}"));
+                }
+            }
+            round_record.report = Some(value);
+            verdict
+        }
+        RoundOutput::Error(reason) => {
+            round_record.error = Some(reason);
+            None
+        }
+        RoundOutput::Timeout(reason) => {
+            round_record.error = Some(reason);
+            round_record.timed_out = true;
+            None
+        }
+    }
+}
+
+/// What the pipeline's fixer did after failing round `round`, recorded, and its changes
+/// committed. Whether the trial goes on to the next round (the fixer ran, and its changes were
+/// committed).
+fn commit_fix(
+    fix: Option<FixRun>,
+    round: u32,
+    materialized: &mut Materialized,
+    (round_record, record): (&mut RoundRecord, &mut TrialRecord),
+) -> bool {
+    let Some(fix) = fix else {
+        return false;
+    };
+    round_record.fixer = Some(fix.process);
+    round_record.fix_cost = fix.cost;
+    if let Some(error) = fix.error {
+        round_record.fix_error = Some(error);
+        return false;
+    }
+    match materialized.commit_work_tree(round) {
+        Ok(commit) => {
+            if let Some((id, diff)) = commit {
+                round_record.fix_commit = Some(id);
+                round_record.fix_diff = Some(diff);
+            }
+            true
+        }
+        Err(e) => {
+            record.harness_error = Some(format!(
+                "the fixer's changes after round {round} could not be committed: {e}"
+            ));
+            false
+        }
+    }
+}
+
+/// The fixture's scripted fix after a failing round, if it has one for this round. Whether the
+/// trial goes on to the next round (a fix was applied).
+fn fix_by_script(
+    fixture: &Fixture,
+    trees: &Composed,
+    round: u32,
+    materialized: &mut Materialized,
+    (round_record, record): (&mut RoundRecord, &mut TrialRecord),
+) -> bool {
+    let Some((number, fix)) = trees
+        .fixes
+        .iter()
+        .enumerate()
+        .find(|(_, f)| f.after_round == round)
+    else {
+        return false;
+    };
+    match materialized.apply_fix(fixture, number as u32 + 1, &fix.files) {
+        Ok(commit) => {
+            round_record.fix_commit = Some(commit);
+            true
+        }
+        Err(e) => {
+            record.harness_error = Some(format!(
+                "the fix after round {round} could not be applied: {e}"
+            ));
+            false
+        }
     }
 }

@@ -133,6 +133,41 @@ pub(crate) fn watch(child: Started, started: Instant, timeout: Duration) -> Watc
     follow(child, Exit::of, started, timeout)
 }
 
+/// One poll(2) over the open streams (`open`, indexes into `streams`) and, while the command
+/// runs, its exit's descriptor (last), until `until` (`None`: no limit). Returns poll's result
+/// and the descriptors with what it saw on each.
+fn poll(
+    streams: &[Stream; 2],
+    open: &[usize],
+    exit: Option<&Exit>,
+    until: Option<Instant>,
+) -> (libc::c_int, Vec<libc::pollfd>) {
+    let mut fds: Vec<libc::pollfd> = open
+        .iter()
+        .map(|&i| libc::pollfd {
+            fd: streams[i].file.as_ref().map_or(-1, AsRawFd::as_raw_fd),
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    if let Some(exit) = exit {
+        fds.push(libc::pollfd {
+            fd: exit.fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        });
+    }
+    // SAFETY: `fds` is a live array of `fds.len()` pollfd structures.
+    let ready = unsafe {
+        libc::poll(
+            fds.as_mut_ptr(),
+            fds.len() as libc::nfds_t,
+            poll_timeout(until),
+        )
+    };
+    (ready, fds)
+}
+
 /// [`watch`], with how the exit is learnt of chosen by `exit_of` (the tests choose the thread,
 /// or no way at all).
 fn follow(
@@ -168,9 +203,7 @@ fn follow(
             kill_group(pgid);
             watched.status = wait().ok();
             watched.duration = started.elapsed();
-            for stream in &mut streams {
-                stream.file = None;
-            }
+            streams.iter_mut().for_each(|s| s.file = None);
             None
         }
     };
@@ -182,35 +215,13 @@ fn follow(
         if exit.is_none() && open.is_empty() {
             break;
         }
-        let mut fds: Vec<libc::pollfd> = open
-            .iter()
-            .map(|&i| libc::pollfd {
-                fd: streams[i].file.as_ref().map_or(-1, AsRawFd::as_raw_fd),
-                events: libc::POLLIN,
-                revents: 0,
-            })
-            .collect();
-        if let Some(exit) = &exit {
-            fds.push(libc::pollfd {
-                fd: exit.fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            });
-        }
         let until = match (&exit, watched.timed_out) {
             (None, _) => grace_end,
             (Some(_), false) => Some(deadline),
             // Killed: its exit follows; wait for it without a limit, as a wait would.
             (Some(_), true) => None,
         };
-        // SAFETY: `fds` is a live array of `fds.len()` pollfd structures.
-        let ready = unsafe {
-            libc::poll(
-                fds.as_mut_ptr(),
-                fds.len() as libc::nfds_t,
-                poll_timeout(until),
-            )
-        };
+        let (ready, fds) = poll(&streams, &open, exit.as_ref(), until);
         if ready < 0 {
             if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
                 continue;
@@ -223,9 +234,7 @@ fn follow(
                 watched.status = exit.reap();
                 watched.duration = started.elapsed();
             }
-            for stream in &mut streams {
-                stream.file = None;
-            }
+            streams.iter_mut().for_each(|s| s.file = None);
             break;
         }
         if ready == 0 {

@@ -305,7 +305,7 @@ pub fn write(
     views: &Views,
     linked: bool,
 ) -> Result<()> {
-    crate::output::atomic::write_atomic_with(path, |w| write_to(w, results, views, linked))
+    crate::atomic::write_atomic_with(path, |w| write_to(w, results, views, linked))
 }
 
 /// Where the per-trial parts go in the rendered page shell, in document order: each failing

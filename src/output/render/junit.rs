@@ -127,7 +127,7 @@ pub fn render_linked(results: &RunResults, linked: bool) -> Result<String> {
 /// Writes the run as JUnit XML to `path` atomically, streamed into the file one test case at a
 /// time; `linked` as for [`render_linked`].
 pub fn write(path: &std::path::Path, results: &RunResults, linked: bool) -> Result<()> {
-    crate::output::atomic::write_atomic_with(path, |w| write_to(w, results, linked))
+    crate::atomic::write_atomic_with(path, |w| write_to(w, results, linked))
 }
 
 /// A suite's counts, known before its cases are written (its opening tag carries them).

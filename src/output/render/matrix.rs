@@ -13,7 +13,7 @@ use quick_junit::{Report, TestSuite};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::output::atomic;
+use crate::atomic;
 use crate::output::render::compare::{show_interval, show_rate};
 use crate::output::render::escape;
 use crate::output::render::junit;

@@ -51,7 +51,7 @@ impl Store {
         if !path.is_file() {
             // The store's folder is made by its owner (the run, or `outputs::write_all_with`):
             // one removed under a running trial by an interrupt is not made again.
-            crate::output::atomic::write_atomic_into_existing(&path, &bytes)?;
+            crate::atomic::write_atomic_into_existing(&path, &bytes)?;
         }
         Ok(hash)
     }

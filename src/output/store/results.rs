@@ -53,7 +53,7 @@ pub struct RunResults {
     pub pipeline_fingerprint: String,
     /// Set when this run is one shard of a sharded run (`--shard i/n`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<crate::run::shard::ShardInfo>,
+    pub shard: Option<crate::shard::ShardInfo>,
     /// For a merged run: the run ids of its shards, in shard order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<String>,

@@ -4,7 +4,7 @@
 //! Sharding applies to the whole selection, goldens included: a golden is a fixture like any other
 //! and goes to the shard its own id hashes to. The goldens of the selected omission fixtures are
 //! still part of the selection, so the merged run scores every control exactly as an unsharded
-//! run does (`merge.rs` checks that the shards cover one selection, with nothing missing).
+//! run does (`run/merge.rs` checks that the shards cover one selection, with nothing missing).
 
 use std::fmt;
 use std::str::FromStr;
