@@ -451,7 +451,10 @@ cases! {
         edits: [
             Append(G, "unstaged:\n  overlay: unstaged\n"),
             Write("fixtures/g/unstaged/x/.git.fixture", "gitdir: ../evil\n"),
-            Write("fixtures/g/unstaged/evil/config.fixture", "[core]\n\tfsmonitor = touch /tmp/pwned\n"),
+            Write(
+                "fixtures/g/unstaged/evil/config.fixture",
+                "[core]\n\tfsmonitor = touch /tmp/pwned\n",
+            ),
         ],
         cmd: Both,
         expect: ["fixtures/g/unstaged/x/.git.fixture", "`x/.git`"],
@@ -723,7 +726,10 @@ cases! {
         expect: ["scenarios/s.yaml:4:3", "unknown key `strict`"],
     }
     an_unknown_key_under_a_command_pipeline_names_its_line {
-        edits: [Write(S, "name: s\npipeline:\n  kind: command\n  command: [true]\n  colour: red\n")],
+        edits: [Write(
+            S,
+            "name: s\npipeline:\n  kind: command\n  command: [true]\n  colour: red\n",
+        )],
         cmd: Both,
         expect: ["scenarios/s.yaml:5:3", "unknown key `colour`"],
     }
@@ -798,7 +804,9 @@ cases! {
     }
     a_missing_scenario_file_is_exit_1 {
         edits: [],
-        cmd: Args(&["run", "scenarios/nothere.yaml", "--work-dir", "work", "--reports-dir", "reports"]),
+        cmd: Args(&[
+            "run", "scenarios/nothere.yaml", "--work-dir", "work", "--reports-dir", "reports",
+        ]),
         expect: ["scenarios/nothere.yaml", "does not exist"],
     }
     a_missing_fixtures_folder_is_exit_1 {
