@@ -256,7 +256,7 @@ impl Pipeline for InProcess {
         let output = match serde_json::to_value(&report) {
             Ok(value) => match gatebench_report::check::check_value(value) {
                 Ok((report, value)) => RoundOutput::Report(Box::new(report), value),
-                Err(reason) => RoundOutput::Error(reason),
+                Err(reason) => RoundOutput::Error(reason.to_string()),
             },
             Err(e) => RoundOutput::Error(format!("the report could not be serialized: {e}")),
         };

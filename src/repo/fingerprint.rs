@@ -67,7 +67,7 @@ impl RepoFingerprint {
 /// Fingerprints the repository whose work tree is `work_dir` (and whose `.git` is there), pinned
 /// as it is now.
 pub fn take(work_dir: &Path) -> Result<RepoFingerprint, String> {
-    let pinned = Pinned::now(work_dir, Path::new(".git"))?;
+    let pinned = Pinned::now(work_dir, Path::new(".git")).map_err(|e| e.to_string())?;
     Fingerprinter::open(&pinned, work_dir)?.take()
 }
 

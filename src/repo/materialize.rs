@@ -544,18 +544,20 @@ impl Materialized {
     fn open_pinned(&self) -> Result<Repository> {
         let refuse =
             |e: String| Error::Internal(format!("the repository cannot be opened as written: {e}"));
-        self.pinned.restore().map_err(refuse)?;
+        self.pinned.restore().map_err(|e| refuse(e.to_string()))?;
         // libgit2 reads the work tree's ignore and attribute files following a link and blocks
         // on a FIFO: a fix is not committed over one.
-        let unsafe_rules =
-            gatebench_gittree::pinned::rule_files_not_regular(&self.work_dir).map_err(refuse)?;
+        let unsafe_rules = gatebench_gittree::pinned::rule_files_not_regular(&self.work_dir)
+            .map_err(|e| refuse(e.to_string()))?;
         if !unsafe_rules.is_empty() {
             return Err(refuse(format!(
                 "{} not a regular file (libgit2 would follow it or block on it)",
                 unsafe_rules.join(", ")
             )));
         }
-        self.pinned.open(&self.work_dir).map_err(refuse)
+        self.pinned
+            .open(&self.work_dir)
+            .map_err(|e| refuse(e.to_string()))
     }
 }
 

@@ -90,7 +90,7 @@ pub fn score(fixture: &Fixture, scoring: &Scoring, record: &mut TrialRecord) {
             },
             Err(reason) => {
                 record.outcome = Outcome::Error;
-                record.reason = reason;
+                record.reason = reason.to_string();
             }
         },
         (None, None) => {

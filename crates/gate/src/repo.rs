@@ -373,9 +373,12 @@ pub fn open_repository(repo_dir: &Path, pinned: Option<&Pinned>) -> Result<Repos
     match pinned {
         // An error the machine caused on the way (out of descriptors or memory) keeps its number
         // in its text (`... (os error 24)`), and is noted as such.
-        Some(pinned) => pinned.open(repo_dir).inspect_err(|e| {
-            crate::fault::note_text("open the repository", e);
-        }),
+        Some(pinned) => pinned
+            .open(repo_dir)
+            .map_err(|e| e.to_string())
+            .inspect_err(|e| {
+                crate::fault::note_text("open the repository", e);
+            }),
         // A failure the machine causes (out of descriptors or memory) is noted as such (`fault`).
         None => Repository::open(repo_dir).map_err(|e| {
             crate::fault::note_git("open the repository", &e);

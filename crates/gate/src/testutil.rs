@@ -575,3 +575,233 @@ pub fn describe(report: &Report) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+// --- rows: the golden edited, the gate run, its verdict and findings checked (`tests.rs`) -------
+
+/// One change a row makes: to the golden's HEAD before it is built (committed on the feature
+/// branch), or to the built repository's work tree (uncommitted).
+pub enum Edit {
+    Remove(String),
+    Set(String, String),
+    /// The first `from` replaced with `to` ([`Golden::replace`]: the file must hold it).
+    Replace(String, String, String),
+    Json(String, fn(&mut Value)),
+    WorktreeWrite(String, String),
+    /// Every `from` replaced with `to` in the work tree's file (which must hold it).
+    WorktreeReplace(String, String, String),
+}
+
+pub fn remove(path: impl Into<String>) -> Edit {
+    Edit::Remove(path.into())
+}
+
+pub fn set(path: impl Into<String>, text: impl Into<String>) -> Edit {
+    Edit::Set(path.into(), text.into())
+}
+
+pub fn replace(path: impl Into<String>, from: &str, to: &str) -> Edit {
+    Edit::Replace(path.into(), from.into(), to.into())
+}
+
+pub fn edit_json(path: impl Into<String>, edit: fn(&mut Value)) -> Edit {
+    Edit::Json(path.into(), edit)
+}
+
+pub fn worktree_write(path: impl Into<String>, text: impl Into<String>) -> Edit {
+    Edit::WorktreeWrite(path.into(), text.into())
+}
+
+pub fn worktree_replace(path: impl Into<String>, from: &str, to: &str) -> Edit {
+    Edit::WorktreeReplace(path.into(), from.into(), to.into())
+}
+
+/// What a row expects of the gate's report.
+pub enum Expect {
+    /// The gate passes, with no finding.
+    Pass,
+    /// `overall.result` is issues-found, whatever the findings.
+    IssuesFound,
+    Finding(FindingAt),
+    /// Some finding of the check names the obligation (wherever it is).
+    AnyFor {
+        check: &'static str,
+        obligation: &'static str,
+    },
+    /// The built repository's file holds the text: a premise of the row.
+    Holds(String, &'static str),
+}
+
+/// The finding of `check` at `at`, the first there ([`expect_finding`]: the report is
+/// issues-found), with every property given.
+#[derive(Default)]
+pub struct FindingAt {
+    check: &'static str,
+    at: String,
+    line: Option<Line>,
+    title: Vec<&'static str>,
+    title_ends: Option<&'static str>,
+    description: Vec<&'static str>,
+    obligation: Option<&'static str>,
+    requirement: Option<&'static str>,
+    class: Option<&'static str>,
+}
+
+/// A finding's line: a number, or the line of a text's first occurrence in the file.
+pub enum Line {
+    Is(u64),
+    Of(&'static str),
+}
+
+pub fn finding(check: &'static str, at: impl Into<String>) -> FindingAt {
+    FindingAt {
+        check,
+        at: at.into(),
+        ..FindingAt::default()
+    }
+}
+
+pub fn any_for(check: &'static str, obligation: &'static str) -> Expect {
+    Expect::AnyFor { check, obligation }
+}
+
+pub fn holds(path: impl Into<String>, text: &'static str) -> Expect {
+    Expect::Holds(path.into(), text)
+}
+
+impl FindingAt {
+    pub fn line(mut self, line: u64) -> FindingAt {
+        self.line = Some(Line::Is(line));
+        self
+    }
+
+    /// At the line where `needle` first occurs in the file.
+    pub fn line_of(mut self, needle: &'static str) -> FindingAt {
+        self.line = Some(Line::Of(needle));
+        self
+    }
+
+    /// The title holds `fragment` (each call adds one).
+    pub fn title(mut self, fragment: &'static str) -> FindingAt {
+        self.title.push(fragment);
+        self
+    }
+
+    pub fn title_ends(mut self, end: &'static str) -> FindingAt {
+        self.title_ends = Some(end);
+        self
+    }
+
+    /// The description holds `fragment` (each call adds one).
+    pub fn description(mut self, fragment: &'static str) -> FindingAt {
+        self.description.push(fragment);
+        self
+    }
+
+    pub fn obligation(mut self, id: &'static str) -> FindingAt {
+        self.obligation = Some(id);
+        self
+    }
+
+    pub fn requirement(mut self, id: &'static str) -> FindingAt {
+        self.requirement = Some(id);
+        self
+    }
+
+    pub fn class(mut self, class: &'static str) -> FindingAt {
+        self.class = Some(class);
+        self
+    }
+
+    fn assert(&self, repo: &TestRepo, report: &Report) {
+        let found = expect_finding(report, self.check, &self.at);
+        let line = self.line.as_ref().map(|line| match line {
+            Line::Is(n) => *n,
+            Line::Of(needle) => line_of(&repo.read(&self.at), needle),
+        });
+        if line.is_some() {
+            assert_eq!(found.location.as_ref().unwrap().line, line);
+        }
+        for fragment in &self.title {
+            assert!(found.title.contains(fragment), "{}", found.title);
+        }
+        if let Some(end) = self.title_ends {
+            assert!(found.title.ends_with(end), "{}", found.title);
+        }
+        for fragment in &self.description {
+            assert!(
+                found.description.contains(fragment),
+                "{}",
+                found.description
+            );
+        }
+        for (expected, actual) in [
+            (self.obligation, &found.obligation_id),
+            (self.requirement, &found.requirement_id),
+            (self.class, &found.class),
+        ] {
+            if expected.is_some() {
+                assert_eq!(actual.as_deref(), expected, "{}", describe(report));
+            }
+        }
+    }
+}
+
+impl From<FindingAt> for Expect {
+    fn from(finding: FindingAt) -> Expect {
+        Expect::Finding(finding)
+    }
+}
+
+/// A row: the golden edited, built, its work tree edited, the gate run, each expectation checked.
+pub fn check_row(edits: Vec<Edit>, expects: Vec<Expect>) {
+    let mut golden = Golden::new();
+    let mut later = Vec::new();
+    for edit in edits {
+        match edit {
+            Edit::Remove(path) => {
+                golden.remove(&path);
+            }
+            Edit::Set(path, text) => {
+                golden.set(&path, &text);
+            }
+            Edit::Replace(path, from, to) => {
+                golden.replace(&path, &from, &to);
+            }
+            Edit::Json(path, edit) => {
+                golden.edit_json(&path, edit);
+            }
+            worktree => later.push(worktree),
+        }
+    }
+    let repo = golden.build();
+    for edit in later {
+        match edit {
+            Edit::WorktreeWrite(path, text) => repo.write(&path, &text),
+            Edit::WorktreeReplace(path, from, to) => {
+                let text = repo.read(&path);
+                assert!(text.contains(&from), "{path} lacks {from:?}");
+                repo.write(&path, &text.replace(&from, &to));
+            }
+            _ => unreachable!("edits of the golden are made before it is built"),
+        }
+    }
+    let report = repo.gate();
+    for expect in &expects {
+        match expect {
+            Expect::Pass => assert_pass(&report),
+            Expect::IssuesFound => assert_eq!(report.overall.result, OverallResult::IssuesFound),
+            Expect::Finding(finding) => finding.assert(&repo, &report),
+            Expect::AnyFor { check, obligation } => assert!(
+                findings_of(&report, check)
+                    .iter()
+                    .any(|f| f.obligation_id.as_deref() == Some(obligation)),
+                "no {check} finding names {obligation}:\n{}",
+                describe(&report)
+            ),
+            Expect::Holds(path, text) => {
+                let found = repo.read(path);
+                assert!(found.contains(text), "{path} lacks {text:?}:\n{found}");
+            }
+        }
+    }
+}

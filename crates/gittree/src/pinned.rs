@@ -17,6 +17,7 @@
 //! default: nothing read later, a `core.excludesFile` neither). [`Pinned::restore`] puts the files
 //! back, for the harness between rounds, once the read-only check has seen the change.
 
+use std::io;
 use std::path::{Path, PathBuf};
 
 use git2::{Binding, Repository, RepositoryOpenFlags};
@@ -39,6 +40,59 @@ pub struct Pinned {
     pub control: Vec<(PathBuf, Option<Vec<u8>>)>,
 }
 
+/// Why a repository could not be pinned, checked, restored or opened. Its text is the one a user
+/// reads in a trial's error.
+#[derive(Debug, thiserror::Error)]
+pub enum PinnedError {
+    /// A control file is neither a regular file nor absent when the repository is pinned.
+    #[error("{}: {what}", path.display())]
+    NotAFile { path: PathBuf, what: String },
+    /// A file or folder of the repository could not be read, written or removed (`action`: what
+    /// was done, e.g. `read`, `restore`).
+    #[error("{action} {}: {source}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
+    /// The control files differ from the pinned ones (each path, as [`Pinned::differences`]
+    /// says it).
+    #[error(
+        "the repository's git control files were changed ({}): refused, never opened as they say",
+        .0.join(", ")
+    )]
+    Changed(Vec<String>),
+    /// libgit2 could not open the git dir; `system` is the OS error the call left, when it was
+    /// one (` (os error 24)`), so that a machine fault can be told from a broken repository.
+    #[error("open {}: {message}{system}", git_dir.display())]
+    Open {
+        git_dir: PathBuf,
+        message: String,
+        system: String,
+    },
+    #[error("set the work tree: {0}")]
+    WorkTree(String),
+    /// The empty configuration could not be made.
+    #[error("{0}")]
+    Config(String),
+    #[error("replace the configuration: libgit2 error {0}")]
+    SetConfig(i32),
+    #[error("{} has no parent folder", .0.display())]
+    NoParent(PathBuf),
+}
+
+fn io_error(
+    action: &'static str,
+    path: impl Into<PathBuf>,
+) -> impl FnOnce(io::Error) -> PinnedError {
+    let path = path.into();
+    move |source| PinnedError::Io {
+        action,
+        path,
+        source,
+    }
+}
+
 /// The files that steer libgit2's open, relative to the common dir `.git` and to the git dir.
 const COMMON_CONTROL: &[&str] = &[
     "config",
@@ -56,7 +110,7 @@ const WORKTREE_CONTROL: &[&str] = &["commondir", "gitdir", "shallow", "config.wo
 impl Pinned {
     /// Pins the repository in `root` as it is now, with `git_dir` (relative to `root`) its git dir:
     /// called by its maker once it is written, before anything else runs in it.
-    pub fn now(root: &Path, git_dir: &Path) -> Result<Pinned, String> {
+    pub fn now(root: &Path, git_dir: &Path) -> Result<Pinned, PinnedError> {
         let common = Path::new(".git");
         let mut paths: Vec<PathBuf> = COMMON_CONTROL.iter().map(|p| common.join(p)).collect();
         if git_dir != common {
@@ -67,7 +121,7 @@ impl Pinned {
             let bytes = match read(root, &path)? {
                 Found::Absent => None,
                 Found::File(bytes) => Some(bytes),
-                Found::Other(what) => return Err(format!("{}: {what}", path.display())),
+                Found::Other(what) => return Err(PinnedError::NotAFile { path, what }),
             };
             control.push((path, bytes));
         }
@@ -83,7 +137,7 @@ impl Pinned {
     ///
     /// One walk of `.git` (never following a link) says both: each entry's kind, and the bytes of
     /// the control files met on the way (a control file not met is absent).
-    pub fn differences(&self) -> Result<Vec<String>, String> {
+    pub fn differences(&self) -> Result<Vec<String>, PinnedError> {
         let mut found = Vec::new();
         let mut met = vec![false; self.control.len()];
         nofollow::walk(
@@ -114,7 +168,7 @@ impl Pinned {
                 Ok(())
             },
         )
-        .map_err(|e| format!("read .git: {e}"))?;
+        .map_err(io_error("read", ".git"))?;
         for ((path, expected), met) in self.control.iter().zip(met) {
             if !met && expected.is_some() {
                 found.push(path.display().to_string());
@@ -124,23 +178,19 @@ impl Pinned {
     }
 
     /// Refuses a repository whose control files are not as pinned.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), PinnedError> {
         let differences = self.differences()?;
         if differences.is_empty() {
             Ok(())
         } else {
-            Err(format!(
-                "the repository's git control files were changed ({}): refused, never opened as \
-                 they say",
-                differences.join(", ")
-            ))
+            Err(PinnedError::Changed(differences))
         }
     }
 
     /// Puts every control file back as pinned (a changed one rewritten, an added one removed,
     /// never through a link) and removes every link and special file in `.git`. For the harness,
     /// between rounds: the read-only check has recorded the change by then.
-    pub fn restore(&self) -> Result<(), String> {
+    pub fn restore(&self) -> Result<(), PinnedError> {
         if self.differences()?.is_empty() {
             return Ok(());
         }
@@ -152,20 +202,20 @@ impl Pinned {
                 (None, _) => nofollow::remove_file(&self.root, path),
                 (Some(bytes), _) => nofollow::write_atomic(&self.root, path, bytes, 0o644, true),
             };
-            result.map_err(|e| format!("restore {}: {e}", path.display()))?;
+            result.map_err(io_error("restore", path))?;
         }
         for special in nofollow::special_entries(&self.root, Path::new(".git"))
-            .map_err(|e| format!("list .git: {e}"))?
+            .map_err(io_error("list", ".git"))?
         {
             nofollow::remove_file(&self.root, Path::new(&special))
-                .map_err(|e| format!("remove {special}: {e}"))?;
+                .map_err(io_error("remove", &special))?;
         }
         self.check()
     }
 
     /// Opens the repository with `work_dir` as its work tree, once [`check`](Self::check) found it
     /// as pinned; its configuration is an empty one in memory from then on.
-    pub fn open(&self, work_dir: &Path) -> Result<Repository, String> {
+    pub fn open(&self, work_dir: &Path) -> Result<Repository, PinnedError> {
         self.check()?;
         let git_dir = self.root.join(&self.git_dir);
         let repo = Repository::open_ext(
@@ -181,17 +231,22 @@ impl Pinned {
             } else {
                 String::new()
             };
-            format!("open {}: {}{system}", git_dir.display(), e.message())
+            PinnedError::Open {
+                git_dir: git_dir.clone(),
+                message: e.message().to_owned(),
+                system,
+            }
         })?;
         repo.set_workdir(work_dir, false)
-            .map_err(|e| format!("set the work tree: {}", e.message()))?;
-        let config = git2::Config::new().map_err(|e| e.message().to_owned())?;
+            .map_err(|e| PinnedError::WorkTree(e.message().to_owned()))?;
+        let config =
+            git2::Config::new().map_err(|e| PinnedError::Config(e.message().to_owned()))?;
         // SAFETY: both pointers are live handles owned by `repo` and `config`;
         // `git_repository_set_config` takes its own reference to the configuration, so dropping
         // `config` afterwards leaves the repository's valid.
         let code = unsafe { libgit2_sys::git_repository_set_config(repo.raw(), config.raw()) };
         if code < 0 {
-            return Err(format!("replace the configuration: libgit2 error {code}"));
+            return Err(PinnedError::SetConfig(code));
         }
         Ok(repo)
     }
@@ -204,9 +259,9 @@ pub const RULE_FILES: [&str; 3] = [".gitignore", ".gitattributes", ".gitmodules"
 /// left out) that is not a regular file: libgit2 reads them following a link and blocks on a FIFO
 /// (a FIFO as `.gitignore` stalls `is_path_ignored` and `add_all` forever). Folders are opened
 /// without following a link.
-pub fn rule_files_not_regular(work_dir: &Path) -> Result<Vec<String>, String> {
+pub fn rule_files_not_regular(work_dir: &Path) -> Result<Vec<String>, PinnedError> {
     let (Some(parent), Some(name)) = (work_dir.parent(), work_dir.file_name()) else {
-        return Err(format!("{} has no parent folder", work_dir.display()));
+        return Err(PinnedError::NoParent(work_dir.to_path_buf()));
     };
     let top = Path::new(name).join(".git");
     let top = top.to_string_lossy();
@@ -219,12 +274,12 @@ pub fn rule_files_not_regular(work_dir: &Path) -> Result<Vec<String>, String> {
         }
         Ok(())
     })
-    .map_err(|e| format!("read {}: {e}", work_dir.display()))?;
+    .map_err(io_error("read", work_dir))?;
     Ok(found)
 }
 
-fn read(root: &Path, path: &Path) -> Result<Found, String> {
-    nofollow::read(root, path, CONTROL_LIMIT).map_err(|e| format!("read {}: {e}", path.display()))
+fn read(root: &Path, path: &Path) -> Result<Found, PinnedError> {
+    nofollow::read(root, path, CONTROL_LIMIT).map_err(io_error("read", path))
 }
 
 #[cfg(test)]
@@ -261,7 +316,7 @@ mod tests {
             honoured.workdir().unwrap().canonicalize().unwrap(),
             elsewhere.path().canonicalize().unwrap()
         );
-        let refused = pinned.open(dir.path()).err().unwrap();
+        let refused = pinned.open(dir.path()).err().unwrap().to_string();
         assert!(refused.contains(".git/config"), "{refused}");
         pinned.restore().unwrap();
         let repo = pinned.open(dir.path()).unwrap();

@@ -262,11 +262,28 @@ pub fn landlock_abi() -> Option<i32> {
 pub struct PreparedSandbox {
     /// The rules (`None` inside when the kernel has no Landlock: commands then only get
     /// no-new-privileges), or why they could not be prepared.
-    rules: Arc<Result<Option<Rules>, String>>,
+    rules: Arc<Result<Option<Rules>, SandboxError>>,
     /// The folders and files the command may write, bound again writable over the read-only
     /// view of the machine: the sandbox's `write` paths that exist and are not devices (a
     /// device is written on a read-only mount as on any other), parents first.
     binds: Arc<Vec<CString>>,
+}
+
+/// Why a sandbox could not be prepared: every command's spawn error, in these words.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SandboxError {
+    /// A grant holds a path given to [`protect`].
+    #[error(
+        "the sandbox would grant {}, which holds {}: gatebench keeps the fixtures, the reports \
+         and the result cache from the commands it runs",
+        grant.display(),
+        held.display()
+    )]
+    Exposes { grant: PathBuf, held: PathBuf },
+    #[error(
+        "the sandbox could not be prepared: this kernel's Landlock handles no filesystem access"
+    )]
+    NoFilesystemAccess,
 }
 
 /// The Landlock rules of a prepared sandbox: the ruleset a child builds, and the open paths its
@@ -305,12 +322,10 @@ impl Sandbox {
             });
         if let Some((grant, held)) = exposed {
             return PreparedSandbox {
-                rules: Arc::new(Err(format!(
-                    "the sandbox would grant {}, which holds {}: gatebench keeps the fixtures, \
-                     the reports and the result cache from the commands it runs",
-                    grant.display(),
-                    held.display()
-                ))),
+                rules: Arc::new(Err(SandboxError::Exposes {
+                    grant,
+                    held: held.clone(),
+                })),
                 binds: Arc::new(Vec::new()),
             };
         }
@@ -341,7 +356,7 @@ impl Sandbox {
 
 impl PreparedSandbox {
     /// What the child enforces (`None`: no Landlock here).
-    pub(crate) fn rules(&self) -> Result<Option<&Ruleset>, String> {
+    pub(crate) fn rules(&self) -> Result<Option<&Ruleset>, SandboxError> {
         match &*self.rules {
             Ok(rules) => Ok(rules.as_ref().map(|r| &r.ruleset)),
             Err(e) => Err(e.clone()),
@@ -421,7 +436,7 @@ impl Held {
 /// The Landlock rules of a sandbox: each path opened in the parent (the system locations once a
 /// process), with the rights it grants; what is handled and scoped is what this kernel knows
 /// (`None`: no Landlock). A path that cannot be opened is left out. The child builds the ruleset.
-fn rules(sandbox: &Sandbox) -> Result<Option<Rules>, String> {
+fn rules(sandbox: &Sandbox) -> Result<Option<Rules>, SandboxError> {
     let Some(version) = landlock_abi() else {
         return Ok(None);
     };
@@ -442,11 +457,7 @@ fn rules(sandbox: &Sandbox) -> Result<Option<Rules>, String> {
         })
         .collect();
     if all.is_empty() {
-        return Err(
-            "the sandbox could not be prepared: this kernel's Landlock handles no \
-                    filesystem access"
-                .into(),
-        );
+        return Err(SandboxError::NoFilesystemAccess);
     }
     let rules = held
         .iter()

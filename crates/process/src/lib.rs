@@ -290,7 +290,7 @@ pub fn run_isolated(spawn: &Spawn<'_>, isolation: &Isolation) -> ProcessRecord {
     {
         Ok(r) => r,
         Err(e) => {
-            record.spawn_error = Some(e);
+            record.spawn_error = Some(e.to_string());
             return record;
         }
     };

@@ -7,6 +7,41 @@ use serde::Deserialize;
 
 use crate::{OverallResult, Report, Status};
 
+/// Why a report cannot be scored. Its text is the reason a trial's error records.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("the report is empty")]
+    Empty,
+    #[error("the report is not valid JSON (line {line}, column {column}): {source}")]
+    Json {
+        line: usize,
+        column: usize,
+        source: serde_json::Error,
+    },
+    /// A key given twice is kept once by a parser (the last wins): the report is malformed.
+    #[error(
+        "the report gives the key `{key}` twice in one object (line {line}): it says two things at once"
+    )]
+    DuplicateKey { key: String, line: u64 },
+    /// The schema's first problems, each with where it is.
+    #[error("the report does not match the report v1 schema: {}", .0.join("; "))]
+    Schema(Vec<String>),
+    #[error("the report does not match the report v1 types: {0}")]
+    Types(serde_json::Error),
+    #[error("schemaVersion {0} is not 1")]
+    SchemaVersion(u32),
+    #[error("overall.result `{result}` contradicts status `{status}`")]
+    Contradiction { result: String, status: String },
+    #[error("status is error but `error` is null")]
+    ErrorWithoutError,
+    #[error("finding `{title}` has severity {severity}, outside 1-10")]
+    SeverityOutOfRange { title: String, severity: u8 },
+    #[error("overall.result is pass, yet finding `{title}` has critical severity {severity}")]
+    CriticalInPass { title: String, severity: u8 },
+    #[error("overall.result is issues-found, yet the report has no findings")]
+    IssuesFoundWithoutFindings,
+}
+
 fn validator() -> &'static jsonschema::Validator {
     static V: OnceLock<jsonschema::Validator> = OnceLock::new();
     V.get_or_init(|| {
@@ -16,30 +51,27 @@ fn validator() -> &'static jsonschema::Validator {
 }
 
 /// Parses and checks report bytes. The error says why the report cannot be scored.
-pub fn parse(bytes: &[u8]) -> Result<(Report, serde_json::Value), String> {
+pub fn parse(bytes: &[u8]) -> Result<(Report, serde_json::Value), ReportError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err("the report is empty".into());
+        return Err(ReportError::Empty);
     }
-    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
-        format!(
-            "the report is not valid JSON (line {}, column {}): {e}",
-            e.line(),
-            e.column()
-        )
-    })?;
+    let value: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|source| ReportError::Json {
+            line: source.line(),
+            column: source.column(),
+            source,
+        })?;
     // Valid JSON is UTF-8. A key given twice is kept once by the parser (the last wins: two
     // `overall` results would be scored as the second): the report is malformed, never a verdict.
     let text = std::str::from_utf8(bytes).unwrap_or_default();
     if let Some((key, line)) = crate::json::duplicate_keys(text).into_iter().next() {
-        return Err(format!(
-            "the report gives the key `{key}` twice in one object (line {line}): it says two things at once"
-        ));
+        return Err(ReportError::DuplicateKey { key, line });
     }
     check_value(value)
 }
 
 /// Checks an already-parsed report value against the schema and the consistency rules.
-pub fn check_value(value: serde_json::Value) -> Result<(Report, serde_json::Value), String> {
+pub fn check_value(value: serde_json::Value) -> Result<(Report, serde_json::Value), ReportError> {
     // `is_valid` stops at the first error and builds none; the errors are collected only for a
     // report that has some.
     if !validator().is_valid(&value) {
@@ -48,22 +80,27 @@ pub fn check_value(value: serde_json::Value) -> Result<(Report, serde_json::Valu
             .take(5)
             .map(|e| format!("{} at `{}`", e, e.instance_path()))
             .collect();
-        return Err(format!(
-            "the report does not match the report v1 schema: {}",
-            problems.join("; ")
-        ));
+        return Err(ReportError::Schema(problems));
     }
-    let report = Report::deserialize(&value)
-        .map_err(|e| format!("the report does not match the report v1 types: {e}"))?;
+    let report = Report::deserialize(&value).map_err(ReportError::Types)?;
     consistency(&report)?;
     Ok((report, value))
 }
 
+/// A serialized enum's name (`issues-found`), `?` where it has none.
+fn name(value: impl serde::Serialize) -> String {
+    serde_json::to_value(value)
+        .unwrap_or_default()
+        .as_str()
+        .unwrap_or("?")
+        .to_owned()
+}
+
 /// The seed's rules that a schema cannot say: `status` and `overall.result` agree, a pass carries
 /// no critical finding, issues-found carries at least one.
-pub fn consistency(report: &Report) -> Result<(), String> {
+pub fn consistency(report: &Report) -> Result<(), ReportError> {
     if report.schema_version != 1 {
-        return Err(format!("schemaVersion {} is not 1", report.schema_version));
+        return Err(ReportError::SchemaVersion(report.schema_version));
     }
     let result = report.overall.result;
     match (report.status, result) {
@@ -71,45 +108,38 @@ pub fn consistency(report: &Report) -> Result<(), String> {
         | (Status::Blocked, OverallResult::Blocked)
         | (Status::Ok, OverallResult::Pass | OverallResult::IssuesFound) => {}
         (status, result) => {
-            return Err(format!(
-                "overall.result `{}` contradicts status `{}`",
-                serde_json::to_value(result)
-                    .unwrap_or_default()
-                    .as_str()
-                    .unwrap_or("?"),
-                serde_json::to_value(status)
-                    .unwrap_or_default()
-                    .as_str()
-                    .unwrap_or("?")
-            ))
+            return Err(ReportError::Contradiction {
+                result: name(result),
+                status: name(status),
+            })
         }
     }
     if report.status == Status::Error && report.error.is_none() {
-        return Err("status is error but `error` is null".into());
+        return Err(ReportError::ErrorWithoutError);
     }
     if let Some(f) = report
         .findings
         .iter()
         .find(|f| !(1..=10).contains(&f.severity))
     {
-        return Err(format!(
-            "finding `{}` has severity {}, outside 1-10",
-            f.title, f.severity
-        ));
+        return Err(ReportError::SeverityOutOfRange {
+            title: f.title.clone(),
+            severity: f.severity,
+        });
     }
     if result == OverallResult::Pass {
         if let Some(f) = report.findings.iter().find(|f| f.severity >= 9) {
-            return Err(format!(
-                "overall.result is pass, yet finding `{}` has critical severity {}",
-                f.title, f.severity
-            ));
+            return Err(ReportError::CriticalInPass {
+                title: f.title.clone(),
+                severity: f.severity,
+            });
         }
     }
     if result == OverallResult::IssuesFound
         && report.findings.is_empty()
         && report.issues.is_empty()
     {
-        return Err("overall.result is issues-found, yet the report has no findings".into());
+        return Err(ReportError::IssuesFoundWithoutFindings);
     }
     Ok(())
 }
@@ -143,10 +173,10 @@ mod tests {
         let (single, _) = parse(report("pass", None).as_bytes()).expect("a valid report");
         assert_eq!(single.overall.result, crate::OverallResult::Pass);
         let twice = report("issues-found", Some("pass"));
-        let e = parse(twice.as_bytes()).unwrap_err();
+        let e = parse(twice.as_bytes()).unwrap_err().to_string();
         assert!(e.contains("`overall` twice") && e.contains("line 3"), "{e}");
         let escaped = twice.replacen(", \"overall\"", ", \"\\u006fverall\"", 1);
-        let e = parse(escaped.as_bytes()).unwrap_err();
+        let e = parse(escaped.as_bytes()).unwrap_err().to_string();
         assert!(e.contains("twice"), "{e}");
     }
 }
