@@ -1,5 +1,5 @@
 //! What each fuzz target feeds its input to; shared by the libFuzzer targets (`fuzz_targets/`) and
-//! the stable replay test (`tests/fuzz_corpus.rs`), so both exercise the same functions.
+//! the stable replay test (`tests/it/fuzz_corpus.rs`), so both exercise the same functions.
 // Each libFuzzer binary uses one target only.
 #![allow(dead_code)]
 

@@ -5,7 +5,7 @@
 //! not depend on whose machine runs it (a global `core.excludesFile` would hide untracked files
 //! from the read-only check and the reference gate), and every `Repository::open` otherwise
 //! searches for those files again (a few percent of a trial's CPU). Tested in its own process
-//! (`tests/hermetic_git.rs`): the option is global to libgit2.
+//! (`tests/it/hermetic_git.rs`): the option is global to libgit2.
 //!
 //! And it reads an object without hashing it again to check its id, as `git` does (libgit2 does by
 //! default: every blob the reference gate's scope detection reads was hashed a second time, with

@@ -1,0 +1,33 @@
+//! The integration tests, one binary (issue 47: each test binary linked the whole harness).
+//! `cargo test --test it MODULE::` runs one file's tests, e.g. `cargo test --test it bad_input::`.
+
+mod common;
+mod architecture;
+mod bad_input;
+mod ci_outputs;
+mod closed_pipe;
+mod command_pipeline;
+mod fuzz_corpus;
+mod gate_scope;
+mod git_steering;
+mod ground_truth;
+mod hermetic_git;
+mod hostile_sandbox;
+mod hostile_text;
+mod html_report;
+mod import;
+mod interrupt;
+mod interrupt_resume;
+mod isolation;
+mod lazy_compose;
+mod verification_loop;
+mod materialize_props;
+mod matrix;
+mod mutate;
+mod mutation_outputs;
+mod object_store;
+mod out_of_memory;
+mod run;
+mod schemas;
+mod shard;
+mod streaming_outputs;
