@@ -335,6 +335,10 @@ pub struct KindRule {
     /// Searched in the finding's `validator`, for verifiers that write one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub validator: Option<String>,
+    /// Searched in the finding's `rule` (`<validator>/<rule>`), for verifiers that write one:
+    /// the reference gate's findings are typed by an exact pattern on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
     /// Searched in the finding's `title`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
@@ -886,13 +890,19 @@ fn check_command(c: &CommandSpec) -> std::result::Result<(), (&'static str, Stri
         }
     }
     for rule in &c.kinds {
-        let patterns = [&rule.class, &rule.validator, &rule.title, &rule.description];
+        let patterns = [
+            &rule.class,
+            &rule.validator,
+            &rule.rule,
+            &rule.title,
+            &rule.description,
+        ];
         if patterns.iter().all(|p| p.is_none()) {
             return Err((
                 "kind",
                 rule.kind.as_str().into(),
                 format!(
-                    "the `kinds` rule for `{}` needs at least one of class, validator, title, description",
+                    "the `kinds` rule for `{}` needs at least one of class, validator, rule, title, description",
                     rule.kind.as_str()
                 ),
             ));

@@ -7,8 +7,9 @@ use std::sync::OnceLock;
 use globset::{GlobBuilder, GlobSetBuilder};
 use regex::Regex;
 
+use crate::check::rules::*;
 use crate::context::live_obligations;
-use crate::finding::{GateFinding, ValidatorId};
+use crate::finding::GateFinding;
 use crate::load::FeatureLedger;
 use crate::repo::{ChangeStatus, RepoView};
 use crate::validators::refs::{parse_reference, Target};
@@ -266,7 +267,7 @@ pub fn obligation_implemented(repo: &RepoView, feature: &FeatureLedger) -> Vec<G
             };
             if let Some((line, why)) = stub_in(language, text, start, end) {
                 let mut finding = GateFinding::new(
-                    ValidatorId::ObligationImplemented,
+                    obligation_implemented::STUB,
                     format!("{} points at a stub ({why})", obligation.id),
                     format!(
                         "{} of {} cites {code_ref}, and line {line} of {path} is a stub ({why}): \
@@ -414,7 +415,7 @@ pub fn unrequested_public_symbols(repo: &RepoView, features: &[FeatureLedger]) -
                 continue;
             }
             let mut finding = GateFinding::new(
-                ValidatorId::UnrequestedPublicSymbol,
+                unrequested_public_symbol::SYMBOL,
                 format!("unrequested public symbol {} in {}", symbol.name, path),
                 format!(
                     "{} adds the public symbol `{}` (line {}), but no obligation's code ref covers \

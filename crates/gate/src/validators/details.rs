@@ -2,8 +2,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::check::rules::*;
 use crate::context::{all_obligations, live_obligations};
-use crate::finding::{GateFinding, ValidatorId};
+use crate::finding::GateFinding;
 use crate::ledger::{Conclusion, DetailCategory, Obligation};
 use crate::load::{feature_relative, quoted, FeatureLedger};
 
@@ -19,7 +20,7 @@ pub fn detail_expansion(feature: &FeatureLedger) -> Vec<GateFinding> {
     if requirements.value.requirements.is_empty() {
         findings.push(
             GateFinding::new(
-                ValidatorId::DetailExpansion,
+                detail_expansion::NO_REQUIREMENT,
                 format!("{} lists no requirement", file.path),
                 format!(
                     "{} has an empty `requirements` list: nothing of spec.md was made verifiable. \
@@ -35,7 +36,7 @@ pub fn detail_expansion(feature: &FeatureLedger) -> Vec<GateFinding> {
         if !seen.insert(requirement.id.as_str()) {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::DetailExpansion,
+                    detail_expansion::DUPLICATE_ID,
                     format!("requirement id {} is not unique", requirement.id),
                     format!(
                         "{} defines {} more than once; every requirement id is unique.",
@@ -51,7 +52,7 @@ pub fn detail_expansion(feature: &FeatureLedger) -> Vec<GateFinding> {
         if !seen.insert(obligation.id.as_str()) {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::DetailExpansion,
+                    detail_expansion::DUPLICATE_ID,
                     format!("obligation id {} is not unique", obligation.id),
                     format!(
                         "{} uses id {} more than once; every requirement and obligation id is \
@@ -73,7 +74,7 @@ pub fn detail_expansion(feature: &FeatureLedger) -> Vec<GateFinding> {
             let Some(detail) = requirement.details.get(&category) else {
                 findings.push(
                     GateFinding::new(
-                        ValidatorId::DetailExpansion,
+                        detail_expansion::UNCONCLUDED,
                         format!("requirement {} does not conclude `{name}`", requirement.id),
                         format!(
                             "{} has no conclusion for detail category `{name}` in `details`. \
@@ -95,7 +96,7 @@ pub fn detail_expansion(feature: &FeatureLedger) -> Vec<GateFinding> {
                     if !has_obligation {
                         findings.push(
                             GateFinding::new(
-                                ValidatorId::DetailExpansion,
+                                detail_expansion::NO_OBLIGATION,
                                 format!(
                                     "requirement {} has no `{name}` obligation",
                                     requirement.id
@@ -117,7 +118,7 @@ pub fn detail_expansion(feature: &FeatureLedger) -> Vec<GateFinding> {
                     if detail.reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
                         findings.push(
                             GateFinding::new(
-                                ValidatorId::DetailExpansion,
+                                detail_expansion::NO_REASON,
                                 format!(
                                     "requirement {} dismisses `{name}` without a reason",
                                     requirement.id
@@ -136,7 +137,7 @@ pub fn detail_expansion(feature: &FeatureLedger) -> Vec<GateFinding> {
                         if obligation.is_live() && obligation.category == Some(category) {
                             findings.push(
                                 GateFinding::new(
-                                    ValidatorId::DetailExpansion,
+                                    detail_expansion::CONTRADICTED,
                                     format!(
                                         "obligation {} is `{name}`, which {} says does not apply",
                                         obligation.id, requirement.id
@@ -157,7 +158,7 @@ pub fn detail_expansion(feature: &FeatureLedger) -> Vec<GateFinding> {
                 }
                 Conclusion::RequiresClarification => findings.push(
                     GateFinding::new(
-                        ValidatorId::DetailExpansion,
+                        detail_expansion::CLARIFICATION,
                         format!(
                             "requirement {} needs clarification on `{name}`",
                             requirement.id
@@ -188,7 +189,7 @@ pub fn obligation_test_plan(feature: &FeatureLedger) -> Vec<GateFinding> {
     let mut findings = Vec::new();
     for (requirement, obligation) in live_obligations(&requirements.value) {
         let finding = |title: String, description: String| {
-            GateFinding::new(ValidatorId::ObligationTestPlan, title, description)
+            GateFinding::new(obligation_test_plan::INCOMPLETE, title, description)
                 .at(&file.path, file.line_of_json(&obligation.id))
                 .requirement(&requirement.id)
                 .obligation(&obligation.id)
@@ -261,7 +262,7 @@ pub fn traceability(feature: &FeatureLedger) -> Vec<GateFinding> {
         let Some((requirement_id, obligation)) = obligations.get(row.obligation_id.as_str()) else {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::Traceability,
+                    traceability::UNKNOWN_OBLIGATION,
                     format!(
                         "traceability row names unknown obligation {}",
                         row.obligation_id
@@ -318,7 +319,7 @@ pub fn traceability(feature: &FeatureLedger) -> Vec<GateFinding> {
         if !disagreements.is_empty() {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::Traceability,
+                    traceability::DISAGREES,
                     format!(
                         "traceability disagrees with requirements.json on {}",
                         row.obligation_id
@@ -341,7 +342,7 @@ pub fn traceability(feature: &FeatureLedger) -> Vec<GateFinding> {
         match rows_per_obligation.get(obligation.id.as_str()) {
             None => findings.push(
                 GateFinding::new(
-                    ValidatorId::Traceability,
+                    traceability::NO_ROW,
                     format!("obligation {} has no traceability row", obligation.id),
                     format!(
                         "{} has no row for {} of {}. Add the row (requirement, task, code refs, \
@@ -355,7 +356,7 @@ pub fn traceability(feature: &FeatureLedger) -> Vec<GateFinding> {
             ),
             Some(count) if *count > 1 => findings.push(
                 GateFinding::new(
-                    ValidatorId::Traceability,
+                    traceability::ROWS,
                     format!("obligation {} has {count} traceability rows", obligation.id),
                     format!(
                         "{} has {count} rows for {}; the ledger keeps exactly one row per \

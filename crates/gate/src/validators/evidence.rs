@@ -1,8 +1,10 @@
 //! The evidence validators: `obligation-evidence-closure`, `evidence-bound-to-current-tree`,
 //! `review-receipts-pass` and `approval-current`.
 
+use crate::check::rules::*;
+use crate::check::Class;
 use crate::context::{all_obligations, hash_matches, live_obligations, sha256_ref, Context};
-use crate::finding::{Class, GateFinding, ValidatorId};
+use crate::finding::GateFinding;
 use crate::ledger::{ObligationStatus, ReviewVerdict, TestReceipt, TestResult};
 use crate::load::{feature_relative, quoted, FeatureLedger, Parsed, Receipts};
 use crate::repo::is_plain_relative;
@@ -110,7 +112,7 @@ pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Ve
         if receipt.value.exit_code != 0 {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::ObligationEvidenceClosure,
+                    obligation_evidence_closure::FAILED_COMMAND,
                     format!("test receipt {key} records a failed command"),
                     format!(
                         "{} records `{}` exiting {}: the tests failed. Fix the failures and \
@@ -125,7 +127,7 @@ pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Ve
         if let Some(why) = log_defect(ctx, feature, &receipt.value) {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::ObligationEvidenceClosure,
+                    obligation_evidence_closure::LOG_MISMATCH,
                     format!("test receipt {key} is not backed by its log"),
                     format!(
                         "{}: {why}. The log is the evidence; re-run the command and record the \
@@ -140,7 +142,7 @@ pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Ve
             if tested.result != TestResult::Pass {
                 findings.push(
                     GateFinding::new(
-                        ValidatorId::ObligationEvidenceClosure,
+                        obligation_evidence_closure::RESULT_NOT_PASS,
                         format!(
                             "test receipt {key} records {} as {}",
                             tested.id,
@@ -171,7 +173,7 @@ pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Ve
         if obligation.status != ObligationStatus::Passing {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::ObligationEvidenceClosure,
+                    obligation_evidence_closure::NOT_PASSING,
                     format!(
                         "obligation {} is {}",
                         obligation.id,
@@ -194,7 +196,7 @@ pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Ve
         if obligation.evidence_receipts.is_empty() {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::ObligationEvidenceClosure,
+                    obligation_evidence_closure::NO_EVIDENCE,
                     format!("obligation {} has no evidence", obligation.id),
                     format!(
                         "{} of {} lists no test receipt in `evidence_receipts`: nothing shows its \
@@ -246,7 +248,7 @@ pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Ve
         if !covered {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::ObligationEvidenceClosure,
+                    obligation_evidence_closure::NO_CURRENT_EVIDENCE,
                     format!(
                         "obligation {} has no passing evidence for the current tree",
                         obligation.id
@@ -292,7 +294,7 @@ fn stale<T>(
         let why: Vec<&str> = defects.iter().map(|u| u.why.as_str()).collect();
         findings.push(
             GateFinding::new(
-                ValidatorId::EvidenceBoundToCurrentTree,
+                evidence_bound_to_current_tree::STALE,
                 format!("{kind} receipt {key} {}", first.title),
                 format!(
                     "{}: {}. The current source tree (the work tree without specs/) is {} and \
@@ -373,7 +375,7 @@ pub fn review_receipts_pass(ctx: &Context, feature: &FeatureLedger) -> Vec<GateF
             let path = feature.path(&format!("receipts/evaluations/{reviewer}.json"));
             findings.push(
                 GateFinding::new(
-                    ValidatorId::ReviewReceiptsPass,
+                    review_receipts_pass::NO_EVALUATION,
                     format!("required reviewer {reviewer} has no evaluation"),
                     format!(
                         "The workflow (or, for omission-hunter, seed 004 whatever the workflow \
@@ -394,7 +396,7 @@ pub fn review_receipts_pass(ctx: &Context, feature: &FeatureLedger) -> Vec<GateF
         if evaluation.value.verdict != ReviewVerdict::Pass {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::ReviewReceiptsPass,
+                    review_receipts_pass::EVALUATION_FAILED,
                     format!("evaluation {key} did not pass"),
                     format!(
                         "{} records verdict `{}` from {}. Address its findings and evaluate \
@@ -416,7 +418,7 @@ pub fn review_receipts_pass(ctx: &Context, feature: &FeatureLedger) -> Vec<GateF
         if review.value.verdict != ReviewVerdict::Pass {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::ReviewReceiptsPass,
+                    review_receipts_pass::REVIEW_FAILED,
                     format!("review {key} says fail"),
                     format!(
                         "{} records verdict `{}` from {} for task {}. Address its findings and \
@@ -449,7 +451,7 @@ pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
         let path = feature.path("receipts/approvals");
         findings.push(
             GateFinding::new(
-                ValidatorId::ApprovalCurrent,
+                approval_current::NO_APPROVAL,
                 format!("feature {} has no approval", feature.name),
                 format!(
                     "{path}/ holds no approval receipt: spec.md, requirements.json and plan.md \
@@ -477,7 +479,7 @@ pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
             if !covered {
                 findings.push(
                     GateFinding::new(
-                        ValidatorId::ApprovalCurrent,
+                        approval_current::ARTIFACT_UNAPPROVED,
                         format!("{artifact} has no approval"),
                         format!(
                             "No approval receipt in {} lists {artifact} in its `artifacts`. Have \
@@ -503,7 +505,7 @@ pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
             match content {
                 None => findings.push(
                     GateFinding::new(
-                        ValidatorId::ApprovalCurrent,
+                        approval_current::ARTIFACT_GONE,
                         format!("approved artifact {artifact} is missing"),
                         format!(
                             "{} approves {artifact}, which does not exist in {}. Restore the \
@@ -518,7 +520,7 @@ pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
                 ),
                 Some(content) if !hash_matches(recorded, &content) => findings.push(
                     GateFinding::new(
-                        ValidatorId::ApprovalCurrent,
+                        approval_current::CHANGED,
                         format!("{relative} changed after approval {stage}"),
                         format!(
                             "{key} ({stage}) approved {relative} at {recorded}, but it is now {}: \
@@ -540,7 +542,7 @@ pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
             if !hash_matches(&requirements.value.spec_sha256, &spec) {
                 findings.push(
                     GateFinding::new(
-                        ValidatorId::ApprovalCurrent,
+                        approval_current::OTHER_SPEC,
                         "requirements.json was derived from another spec.md".to_owned(),
                         format!(
                             "{} records spec_sha256 {}, but {spec_path} is {}: the requirements \
@@ -591,7 +593,7 @@ pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
             if !missing.is_empty() {
                 findings.push(
                     GateFinding::new(
-                        ValidatorId::ApprovalCurrent,
+                        approval_current::SUPERSEDED,
                         format!(
                             "obligation {} is superseded without approval",
                             obligation.id

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
-use crate::finding::{GateFinding, ValidatorId};
+use crate::check::rules::*;
+use crate::finding::GateFinding;
 use crate::load::{feature_relative, quoted, FeatureLedger};
 use crate::repo::RepoView;
 use crate::validators::refs::parse_reference;
@@ -37,7 +38,7 @@ fn compile(
         Err(error) => {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::LedgerSchema,
+                    ledger_schema::BAD_GLOB,
                     format!("`{pattern}` is not a valid glob"),
                     format!("{path}: `{pattern}` is not a valid glob ({error}). Fix the pattern."),
                 )
@@ -170,7 +171,7 @@ pub fn diff_within_ownership(repo: &RepoView, features: &[FeatureLedger]) -> Vec
                     .unwrap_or_default();
                 findings.push(
                     GateFinding::new(
-                        ValidatorId::DiffWithinOwnership,
+                        diff_within_ownership::OUTSIDE_TASK,
                         format!(
                             "{} was {status} by task {}, outside that task's ownership",
                             change.path, first.task.1
@@ -195,7 +196,7 @@ pub fn diff_within_ownership(repo: &RepoView, features: &[FeatureLedger]) -> Vec
                 }
                 findings.push(
                     GateFinding::new(
-                        ValidatorId::DiffWithinOwnership,
+                        diff_within_ownership::UNOWNED,
                         format!(
                             "{} was {status} outside every task's ownership",
                             change.path

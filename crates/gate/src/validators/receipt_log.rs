@@ -7,8 +7,9 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use crate::check::rules::*;
 use crate::context::all_obligations;
-use crate::finding::{GateFinding, ValidatorId};
+use crate::finding::GateFinding;
 use crate::ledger::TestResult;
 use crate::load::{feature_relative, quoted, FeatureLedger};
 use crate::repo::{is_plain_relative, RepoView};
@@ -160,12 +161,12 @@ pub fn test_receipt_log(repo: &RepoView, feature: &FeatureLedger) -> Vec<GateFin
             .obligations
             .iter()
             .any(|tested| tested.result == TestResult::Pass);
-        let finding =
-            |title: String, why: String| GateFinding::new(ValidatorId::TestReceiptLog, title, why);
+
         if !results.recognised() {
             if claims_pass {
                 findings.push(
-                    finding(
+                    GateFinding::new(
+                        test_receipt_log::NO_RESULT,
                         format!("{log_path} shows no test result"),
                         format!(
                             "{} claims passing tests, but {log_path} has no per-test line and no \
@@ -183,7 +184,8 @@ pub fn test_receipt_log(repo: &RepoView, feature: &FeatureLedger) -> Vec<GateFin
         if let Some(summary) = results.summary_passed {
             if !results.passed.is_empty() && summary != listed {
                 findings.push(
-                    finding(
+                    GateFinding::new(
+                        test_receipt_log::TOTALS,
                         format!("{log_path}'s totals disagree with its test lines"),
                         format!(
                             "{log_path} reports {summary} passed in its summary but lists {listed} \
@@ -200,7 +202,8 @@ pub fn test_receipt_log(repo: &RepoView, feature: &FeatureLedger) -> Vec<GateFin
             .max(results.failed.len() as u64);
         if failed > 0 && value.exit_code == 0 {
             findings.push(
-                finding(
+                GateFinding::new(
+                    test_receipt_log::FAILED_EXIT_ZERO,
                     format!("{log_path} records failed tests but the receipt says exit 0"),
                     format!(
                         "{log_path} records {failed} failed test(s), yet {} records exit code 0: \
@@ -231,7 +234,8 @@ pub fn test_receipt_log(repo: &RepoView, feature: &FeatureLedger) -> Vec<GateFin
                         "never reports it passed"
                     };
                     findings.push(
-                        finding(
+                        GateFinding::new(
+                            test_receipt_log::NOT_PASSED,
                             format!("{claimed} of {} is not passed in {log_path}", tested.id),
                             format!(
                                 "{} claims {claimed} passed for {}, but {log_path} {why}: a \
@@ -250,7 +254,8 @@ pub fn test_receipt_log(repo: &RepoView, feature: &FeatureLedger) -> Vec<GateFin
                         .any(|test_ref| leaf(test_ref) == leaf(claimed))
                     {
                         findings.push(
-                            finding(
+                            GateFinding::new(
+                                test_receipt_log::NOT_A_TEST_REF,
                                 format!("{claimed} is not a test ref of {}", tested.id),
                                 format!(
                                     "{} claims {claimed} for {}, but the obligation's test_refs \
