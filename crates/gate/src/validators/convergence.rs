@@ -185,6 +185,13 @@ pub fn no_blocking_findings(ctx: &Context, feature: &FeatureLedger) -> Vec<GateF
             findings.push(gate_finding);
         }
     }
+    findings.extend(open_receipt_findings(feature));
+    findings
+}
+
+/// The open BLOCKER or HIGH findings that review and evaluation receipts carry.
+fn open_receipt_findings(feature: &FeatureLedger) -> Vec<GateFinding> {
+    let mut findings = Vec::new();
     let receipts = feature
         .reviews
         .values()

@@ -5,8 +5,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::check::rules::*;
 use crate::context::{all_obligations, live_obligations};
 use crate::finding::GateFinding;
-use crate::ledger::{Conclusion, DetailCategory, Obligation};
-use crate::load::{feature_relative, quoted, FeatureLedger};
+use crate::ledger::{
+    Conclusion, DetailCategory, DetailConclusion, Obligation, Requirement, Requirements,
+};
+use crate::load::{feature_relative, quoted, FeatureLedger, Parsed, TextFile};
 
 /// `detail-expansion`: there are requirements; ids are unique; every requirement concludes all 15
 /// categories; an applicable category has a live obligation; a not-applicable one gives a reason;
@@ -15,6 +17,15 @@ pub fn detail_expansion(feature: &FeatureLedger) -> Vec<GateFinding> {
     let Some(requirements) = &feature.requirements else {
         return Vec::new();
     };
+    let mut findings = unique_ids(requirements);
+    for requirement in &requirements.value.requirements {
+        findings.extend(conclusions(&requirements.file, requirement));
+    }
+    findings
+}
+
+/// There are requirements, and every requirement and obligation id is unique.
+fn unique_ids(requirements: &Parsed<Requirements>) -> Vec<GateFinding> {
     let file = &requirements.file;
     let mut findings = Vec::new();
     if requirements.value.requirements.is_empty() {
@@ -66,114 +77,130 @@ pub fn detail_expansion(feature: &FeatureLedger) -> Vec<GateFinding> {
             );
         }
     }
-    for requirement in &requirements.value.requirements {
-        let anchor = quoted(&requirement.id);
-        for category in DetailCategory::ALL {
-            let name = category.as_str();
-            let line = file.line_after(&anchor, &quoted(name));
-            let Some(detail) = requirement.details.get(&category) else {
-                findings.push(
-                    GateFinding::new(
-                        detail_expansion::UNCONCLUDED,
-                        format!("requirement {} does not conclude `{name}`", requirement.id),
-                        format!(
-                            "{} has no conclusion for detail category `{name}` in `details`. \
-                             Decide it: `applicable` (with obligations), `not_applicable` (with a \
-                             reason) or `requires_clarification`.",
-                            requirement.id
-                        ),
-                    )
-                    .at(&file.path, file.line_of_json(&requirement.id))
-                    .requirement(&requirement.id),
-                );
-                continue;
-            };
-            match detail.conclusion {
-                Conclusion::Applicable => {
-                    let has_obligation = requirement.obligations.iter().any(|obligation| {
-                        obligation.is_live() && obligation.category == Some(category)
-                    });
-                    if !has_obligation {
-                        findings.push(
-                            GateFinding::new(
-                                detail_expansion::NO_OBLIGATION,
-                                format!(
-                                    "requirement {} has no `{name}` obligation",
-                                    requirement.id
-                                ),
-                                format!(
-                                    "{} concludes `{name}` applicable, but none of its live \
-                                     obligations has category `{name}`: the detail was \
-                                     recognised and then lost. Add the obligation (with task, \
-                                     test plan, code, tests and evidence).",
-                                    requirement.id
-                                ),
-                            )
-                            .at(&file.path, line)
-                            .requirement(&requirement.id),
-                        );
-                    }
+    findings
+}
+
+/// Every detail category of `requirement` concluded, and each conclusion consistent with its
+/// obligations.
+fn conclusions(file: &TextFile, requirement: &Requirement) -> Vec<GateFinding> {
+    let mut findings = Vec::new();
+    let anchor = quoted(&requirement.id);
+    for category in DetailCategory::ALL {
+        let name = category.as_str();
+        let line = file.line_after(&anchor, &quoted(name));
+        let Some(detail) = requirement.details.get(&category) else {
+            findings.push(
+                GateFinding::new(
+                    detail_expansion::UNCONCLUDED,
+                    format!("requirement {} does not conclude `{name}`", requirement.id),
+                    format!(
+                        "{} has no conclusion for detail category `{name}` in `details`. \
+                         Decide it: `applicable` (with obligations), `not_applicable` (with a \
+                         reason) or `requires_clarification`.",
+                        requirement.id
+                    ),
+                )
+                .at(&file.path, file.line_of_json(&requirement.id))
+                .requirement(&requirement.id),
+            );
+            continue;
+        };
+        match detail.conclusion {
+            Conclusion::Applicable => {
+                let has_obligation = requirement.obligations.iter().any(|obligation| {
+                    obligation.is_live() && obligation.category == Some(category)
+                });
+                if !has_obligation {
+                    findings.push(
+                        GateFinding::new(
+                            detail_expansion::NO_OBLIGATION,
+                            format!("requirement {} has no `{name}` obligation", requirement.id),
+                            format!(
+                                "{} concludes `{name}` applicable, but none of its live \
+                                 obligations has category `{name}`: the detail was \
+                                 recognised and then lost. Add the obligation (with task, \
+                                 test plan, code, tests and evidence).",
+                                requirement.id
+                            ),
+                        )
+                        .at(&file.path, line)
+                        .requirement(&requirement.id),
+                    );
                 }
-                Conclusion::NotApplicable => {
-                    if detail.reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
-                        findings.push(
-                            GateFinding::new(
-                                detail_expansion::NO_REASON,
-                                format!(
-                                    "requirement {} dismisses `{name}` without a reason",
-                                    requirement.id
-                                ),
-                                format!(
-                                    "{} concludes `{name}` not_applicable without a `reason`. \
-                                     Say why it does not apply.",
-                                    requirement.id
-                                ),
-                            )
-                            .at(&file.path, line)
-                            .requirement(&requirement.id),
-                        );
-                    }
-                    for obligation in &requirement.obligations {
-                        if obligation.is_live() && obligation.category == Some(category) {
-                            findings.push(
-                                GateFinding::new(
-                                    detail_expansion::CONTRADICTED,
-                                    format!(
-                                        "obligation {} is `{name}`, which {} says does not apply",
-                                        obligation.id, requirement.id
-                                    ),
-                                    format!(
-                                        "{} concludes `{name}` not_applicable, yet {} is a \
-                                         `{name}` obligation. Make the conclusion and the \
-                                         obligations agree.",
-                                        requirement.id, obligation.id
-                                    ),
-                                )
-                                .at(&file.path, file.line_of_json(&obligation.id))
-                                .requirement(&requirement.id)
-                                .obligation(&obligation.id),
-                            );
-                        }
-                    }
-                }
-                Conclusion::RequiresClarification => findings.push(
-                    GateFinding::new(
-                        detail_expansion::CLARIFICATION,
-                        format!(
-                            "requirement {} needs clarification on `{name}`",
-                            requirement.id
-                        ),
-                        format!(
-                            "{} concludes `{name}` requires_clarification: the behaviour is \
-                             undecided, which blocks the pipeline. Clarify it with the spec's \
-                             owner and record applicable or not_applicable.",
-                            requirement.id
-                        ),
-                    )
-                    .at(&file.path, line)
-                    .requirement(&requirement.id),
-                ),
             }
+            Conclusion::NotApplicable => {
+                findings.extend(dismissed(file, requirement, category, detail, line));
+            }
+            Conclusion::RequiresClarification => findings.push(
+                GateFinding::new(
+                    detail_expansion::CLARIFICATION,
+                    format!(
+                        "requirement {} needs clarification on `{name}`",
+                        requirement.id
+                    ),
+                    format!(
+                        "{} concludes `{name}` requires_clarification: the behaviour is \
+                         undecided, which blocks the pipeline. Clarify it with the spec's \
+                         owner and record applicable or not_applicable.",
+                        requirement.id
+                    ),
+                )
+                .at(&file.path, line)
+                .requirement(&requirement.id),
+            ),
+        }
+    }
+    findings
+}
+
+/// A category concluded not applicable: it gives a reason, and no live obligation is of it.
+fn dismissed(
+    file: &TextFile,
+    requirement: &Requirement,
+    category: DetailCategory,
+    detail: &DetailConclusion,
+    line: Option<u64>,
+) -> Vec<GateFinding> {
+    let name = category.as_str();
+    let mut findings = Vec::new();
+    if detail.reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
+        findings.push(
+            GateFinding::new(
+                detail_expansion::NO_REASON,
+                format!(
+                    "requirement {} dismisses `{name}` without a reason",
+                    requirement.id
+                ),
+                format!(
+                    "{} concludes `{name}` not_applicable without a `reason`. \
+                         Say why it does not apply.",
+                    requirement.id
+                ),
+            )
+            .at(&file.path, line)
+            .requirement(&requirement.id),
+        );
+    }
+    for obligation in &requirement.obligations {
+        if obligation.is_live() && obligation.category == Some(category) {
+            findings.push(
+                GateFinding::new(
+                    detail_expansion::CONTRADICTED,
+                    format!(
+                        "obligation {} is `{name}`, which {} says does not apply",
+                        obligation.id, requirement.id
+                    ),
+                    format!(
+                        "{} concludes `{name}` not_applicable, yet {} is a \
+                             `{name}` obligation. Make the conclusion and the \
+                             obligations agree.",
+                        requirement.id, obligation.id
+                    ),
+                )
+                .at(&file.path, file.line_of_json(&obligation.id))
+                .requirement(&requirement.id)
+                .obligation(&obligation.id),
+            );
         }
     }
     findings

@@ -100,11 +100,8 @@ fn log_defect(ctx: &Context, feature: &FeatureLedger, receipt: &TestReceipt) -> 
     }
 }
 
-/// `obligation-evidence-closure`: every test receipt is sound on its own (exit 0, its log hashes
-/// to `log_sha256`, no obligation failed), and every live obligation is `passing` and covered by
-/// at least one receipt in its `evidence_receipts` that exists, binds the current source tree,
-/// exited 0, has a matching log and lists the obligation with result pass.
-pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
+/// Per test receipt: a failed command, a log that does not back it, a result other than pass.
+fn test_receipt_findings(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
     let mut findings = Vec::new();
     for (key, receipt) in &feature.tests {
         let Some(receipt) = receipt else { continue };
@@ -163,6 +160,50 @@ pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Ve
             }
         }
     }
+    findings
+}
+
+/// Why the test receipt `key` an obligation lists does not show it passing on the current tree
+/// (empty when it does).
+fn listed_receipt_defects(
+    ctx: &Context,
+    feature: &FeatureLedger,
+    key: &str,
+    obligation_id: &str,
+) -> Vec<String> {
+    match feature.tests.get(key) {
+        None => vec![format!(
+            "{} is not a test receipt in receipts/tests/",
+            feature.path(key)
+        )],
+        Some(None) => vec!["it does not parse".to_owned()],
+        Some(Some(receipt)) => {
+            let mut why = receipt_defects(ctx, feature, &receipt.value);
+            match receipt
+                .value
+                .obligations
+                .iter()
+                .find(|t| t.id == obligation_id)
+            {
+                None => why.push(format!("it does not list {}", obligation_id)),
+                Some(tested) if tested.result != TestResult::Pass => why.push(format!(
+                    "it records {} as {}",
+                    obligation_id,
+                    tested.result.as_str()
+                )),
+                Some(_) => {}
+            }
+            why
+        }
+    }
+}
+
+/// `obligation-evidence-closure`: every test receipt is sound on its own (exit 0, its log hashes
+/// to `log_sha256`, no obligation failed), and every live obligation is `passing` and covered by
+/// at least one receipt in its `evidence_receipts` that exists, binds the current source tree,
+/// exited 0, has a matching log and lists the obligation with result pass.
+pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
+    let mut findings = test_receipt_findings(ctx, feature);
 
     let Some(requirements) = &feature.requirements else {
         return findings;
@@ -214,31 +255,7 @@ pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Ve
         let mut covered = false;
         for listed in &obligation.evidence_receipts {
             let key = feature_relative(listed);
-            let why = match feature.tests.get(key) {
-                None => vec![format!(
-                    "{} is not a test receipt in receipts/tests/",
-                    feature.path(key)
-                )],
-                Some(None) => vec!["it does not parse".to_owned()],
-                Some(Some(receipt)) => {
-                    let mut why = receipt_defects(ctx, feature, &receipt.value);
-                    match receipt
-                        .value
-                        .obligations
-                        .iter()
-                        .find(|t| t.id == obligation.id)
-                    {
-                        None => why.push(format!("it does not list {}", obligation.id)),
-                        Some(tested) if tested.result != TestResult::Pass => why.push(format!(
-                            "it records {} as {}",
-                            obligation.id,
-                            tested.result.as_str()
-                        )),
-                        Some(_) => {}
-                    }
-                    why
-                }
-            };
+            let why = listed_receipt_defects(ctx, feature, key, &obligation.id);
             if why.is_empty() {
                 covered = true;
                 break;

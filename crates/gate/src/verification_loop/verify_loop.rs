@@ -380,9 +380,46 @@ fn keys(steps: &[Step]) -> String {
     steps.iter().map(|s| s.key()).collect::<Vec<_>>().join(", ")
 }
 
+/// A concluded loop's finding for a dimension that still fails (or could not run).
+fn still_failing(state: &VerificationState, step: Step) -> GateFinding {
+    let record = state.dimensions.get(step);
+    let rule = match step {
+        _ if record.status == DimensionStatus::Blocked => loop_environment::NOT_RUNNABLE,
+        Step::Build => loop_build::FAILED,
+        Step::Test => loop_test::FAILED,
+        Step::Performance => loop_performance::FAILED,
+        Step::Standard => loop_standards::FAILED,
+        _ => loop_limit::OTHER,
+    };
+    let items: Vec<String> = record
+        .failed_items
+        .iter()
+        .chain(&record.critical_items)
+        .take(MAX_ITEMS)
+        .cloned()
+        .collect();
+    GateFinding::new(
+        rule,
+        format!(
+            "{} is still {} (round {})",
+            step.key(),
+            record.status.as_str(),
+            state.current_iteration
+        ),
+        format!(
+            "Last run: {}.{} The loop has concluded; it is not re-run.",
+            record.summary,
+            if items.is_empty() {
+                String::new()
+            } else {
+                format!(" Items: {}.", items.join("; "))
+            }
+        ),
+    )
+}
+
 /// A round that runs nothing: the loop has concluded. Its findings restate why.
 fn concluded(state: VerificationState, note: String) -> RoundResult {
-    let mut findings = Vec::new();
     let failing: Vec<Step> = Step::DIMENSIONS
         .into_iter()
         .filter(|s| {
@@ -392,42 +429,10 @@ fn concluded(state: VerificationState, note: String) -> RoundResult {
             )
         })
         .collect();
-    for step in &failing {
-        let record = state.dimensions.get(*step);
-        let rule = match step {
-            _ if record.status == DimensionStatus::Blocked => loop_environment::NOT_RUNNABLE,
-            Step::Build => loop_build::FAILED,
-            Step::Test => loop_test::FAILED,
-            Step::Performance => loop_performance::FAILED,
-            Step::Standard => loop_standards::FAILED,
-            _ => loop_limit::OTHER,
-        };
-        let items: Vec<String> = record
-            .failed_items
-            .iter()
-            .chain(&record.critical_items)
-            .take(MAX_ITEMS)
-            .cloned()
-            .collect();
-        findings.push(GateFinding::new(
-            rule,
-            format!(
-                "{} is still {} (round {})",
-                step.key(),
-                record.status.as_str(),
-                state.current_iteration
-            ),
-            format!(
-                "Last run: {}.{} The loop has concluded; it is not re-run.",
-                record.summary,
-                if items.is_empty() {
-                    String::new()
-                } else {
-                    format!(" Items: {}.", items.join("; "))
-                }
-            ),
-        ));
-    }
+    let mut findings: Vec<GateFinding> = failing
+        .iter()
+        .map(|step| still_failing(&state, *step))
+        .collect();
     let path = state_file::path_for(&state.requirement_id);
     let escalated = state.status == LoopStatus::Blocked
         && failing
