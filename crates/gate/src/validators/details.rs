@@ -6,7 +6,7 @@ use crate::check::rules::*;
 use crate::context::{all_obligations, live_obligations};
 use crate::finding::GateFinding;
 use crate::ledger::{
-    Conclusion, DetailCategory, DetailConclusion, Obligation, Requirement, Requirements,
+    Conclusion, DetailCategory, DetailConclusion, Obligation, Requirement, Requirements, TraceRow,
 };
 use crate::load::{feature_relative, quoted, FeatureLedger, Parsed, TextFile};
 
@@ -305,44 +305,7 @@ pub fn traceability(feature: &FeatureLedger) -> Vec<GateFinding> {
             );
             continue;
         };
-        let mut disagreements = Vec::new();
-        if row.requirement_id != *requirement_id {
-            disagreements.push(format!(
-                "requirement_id is {} but the obligation belongs to {requirement_id}",
-                row.requirement_id
-            ));
-        }
-        if !obligation.task_ids.contains(&row.task_id) {
-            disagreements.push(format!(
-                "task_id {} is not among the obligation's task_ids [{}]",
-                row.task_id,
-                obligation.task_ids.join(", ")
-            ));
-        }
-        for (name, in_row, in_requirements) in [
-            ("code_refs", &row.code_refs, &obligation.code_refs),
-            ("test_refs", &row.test_refs, &obligation.test_refs),
-            (
-                "evidence_receipts",
-                &row.evidence_receipts,
-                &obligation.evidence_receipts,
-            ),
-        ] {
-            if set(in_row) != set(in_requirements) {
-                disagreements.push(format!(
-                    "{name} is [{}] but requirements.json says [{}]",
-                    in_row.join(", "),
-                    in_requirements.join(", ")
-                ));
-            }
-        }
-        if row.verdict != obligation.status {
-            disagreements.push(format!(
-                "verdict is {} but the obligation's status is {}",
-                row.verdict.as_str(),
-                obligation.status.as_str()
-            ));
-        }
+        let disagreements = disagreements(row, requirement_id, obligation);
         if !disagreements.is_empty() {
             findings.push(
                 GateFinding::new(
@@ -399,4 +362,46 @@ pub fn traceability(feature: &FeatureLedger) -> Vec<GateFinding> {
         }
     }
     findings
+}
+/// Where a traceability row differs from the obligation it names in requirements.json.
+fn disagreements(row: &TraceRow, requirement_id: &str, obligation: &Obligation) -> Vec<String> {
+    let mut disagreements = Vec::new();
+    if row.requirement_id != requirement_id {
+        disagreements.push(format!(
+            "requirement_id is {} but the obligation belongs to {requirement_id}",
+            row.requirement_id
+        ));
+    }
+    if !obligation.task_ids.contains(&row.task_id) {
+        disagreements.push(format!(
+            "task_id {} is not among the obligation's task_ids [{}]",
+            row.task_id,
+            obligation.task_ids.join(", ")
+        ));
+    }
+    for (name, in_row, in_requirements) in [
+        ("code_refs", &row.code_refs, &obligation.code_refs),
+        ("test_refs", &row.test_refs, &obligation.test_refs),
+        (
+            "evidence_receipts",
+            &row.evidence_receipts,
+            &obligation.evidence_receipts,
+        ),
+    ] {
+        if set(in_row) != set(in_requirements) {
+            disagreements.push(format!(
+                "{name} is [{}] but requirements.json says [{}]",
+                in_row.join(", "),
+                in_requirements.join(", ")
+            ));
+        }
+    }
+    if row.verdict != obligation.status {
+        disagreements.push(format!(
+            "verdict is {} but the obligation's status is {}",
+            row.verdict.as_str(),
+            obligation.status.as_str()
+        ));
+    }
+    disagreements
 }

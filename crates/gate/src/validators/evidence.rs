@@ -459,10 +459,8 @@ const APPROVED_ARTIFACTS: [&str; 3] = ["spec.md", "requirements.json", "plan.md"
 /// The artifact analysis, approved with the others when it exists.
 const ANALYSIS: &str = "artifact-analysis.json";
 
-/// `approval-current`: approvals exist and cover spec.md, requirements.json and plan.md; every
-/// approved artifact still has the approved sha256; `spec_sha256` names the current spec.md; a
-/// superseded obligation names its replacement, a reason and an existing approval.
-pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
+/// No approval at all, or an artifact that must be approved and that no approval lists.
+fn unapproved_artifacts(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
     let mut findings = Vec::new();
     if feature.approvals.is_empty() {
         let path = feature.path("receipts/approvals");
@@ -509,6 +507,12 @@ pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
             }
         }
     }
+    findings
+}
+
+/// Per approved artifact: it still exists and still has the sha256 its approval recorded.
+fn changed_since_approval(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
+    let mut findings = Vec::new();
     for (key, approval) in &feature.approvals {
         let Some(approval) = approval else { continue };
         let stage = &approval.value.stage;
@@ -552,6 +556,15 @@ pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
             }
         }
     }
+    findings
+}
+
+/// `approval-current`: approvals exist and cover spec.md, requirements.json and plan.md; every
+/// approved artifact still has the approved sha256; `spec_sha256` names the current spec.md; a
+/// superseded obligation names its replacement, a reason and an existing approval.
+pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
+    let mut findings = unapproved_artifacts(ctx, feature);
+    findings.extend(changed_since_approval(ctx, feature));
     if let Some(requirements) = &feature.requirements {
         let file = &requirements.file;
         let spec_path = feature.path("spec.md");

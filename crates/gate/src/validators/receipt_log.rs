@@ -10,8 +10,8 @@ use regex::Regex;
 use crate::check::rules::*;
 use crate::context::all_obligations;
 use crate::finding::GateFinding;
-use crate::ledger::TestResult;
-use crate::load::{feature_relative, quoted, FeatureLedger};
+use crate::ledger::{TestResult, TestedObligation};
+use crate::load::{feature_relative, quoted, FeatureLedger, TextFile};
 use crate::repo::{is_plain_relative, RepoView};
 
 /// What a test log says ran and how it ended.
@@ -161,7 +161,6 @@ pub fn test_receipt_log(repo: &RepoView, feature: &FeatureLedger) -> Vec<GateFin
             .obligations
             .iter()
             .any(|tested| tested.result == TestResult::Pass);
-
         if !results.recognised() {
             if claims_pass {
                 findings.push(
@@ -214,60 +213,80 @@ pub fn test_receipt_log(repo: &RepoView, feature: &FeatureLedger) -> Vec<GateFin
                 .at(&file.path, file.line_of("\"exit_code\"")),
             );
         }
-        for tested in &value.obligations {
-            if tested.result != TestResult::Pass {
-                continue;
+        findings.extend(claimed_tests(
+            feature,
+            file,
+            &value.obligations,
+            &results,
+            &log_path,
+        ));
+    }
+    findings
+}
+
+/// Every test a receipt claims passed for an obligation: its log reports it passed, and it is
+/// one of the obligation's test refs.
+fn claimed_tests(
+    feature: &FeatureLedger,
+    file: &TextFile,
+    tested_obligations: &[TestedObligation],
+    results: &LogResults,
+    log_path: &str,
+) -> Vec<GateFinding> {
+    let mut findings = Vec::new();
+    for tested in tested_obligations {
+        if tested.result != TestResult::Pass {
+            continue;
+        }
+        let test_refs: Option<&Vec<String>> = feature.requirements.as_ref().and_then(|req| {
+            all_obligations(&req.value)
+                .find(|(_, obligation)| obligation.id == tested.id)
+                .map(|(_, obligation)| &obligation.test_refs)
+        });
+        for claimed in &tested.test_ids {
+            let line = file.line_of(&quoted(claimed));
+            let passed = results.passed.iter().any(|name| names_match(name, claimed));
+            if !passed {
+                let failed = results.failed.iter().any(|name| names_match(name, claimed));
+                let why = if failed {
+                    "records it failed"
+                } else {
+                    "never reports it passed"
+                };
+                findings.push(
+                    GateFinding::new(
+                        test_receipt_log::NOT_PASSED,
+                        format!("{claimed} of {} is not passed in {log_path}", tested.id),
+                        format!(
+                            "{} claims {claimed} passed for {}, but {log_path} {why}: a \
+                             claim its own log contradicts is not evidence. Re-run the \
+                             tests and record the real result.",
+                            file.path, tested.id
+                        ),
+                    )
+                    .at(&file.path, line)
+                    .obligation(&tested.id),
+                );
             }
-            let test_refs: Option<&Vec<String>> = feature.requirements.as_ref().and_then(|req| {
-                all_obligations(&req.value)
-                    .find(|(_, obligation)| obligation.id == tested.id)
-                    .map(|(_, obligation)| &obligation.test_refs)
-            });
-            for claimed in &tested.test_ids {
-                let line = file.line_of(&quoted(claimed));
-                let passed = results.passed.iter().any(|name| names_match(name, claimed));
-                if !passed {
-                    let failed = results.failed.iter().any(|name| names_match(name, claimed));
-                    let why = if failed {
-                        "records it failed"
-                    } else {
-                        "never reports it passed"
-                    };
+            if let Some(test_refs) = test_refs {
+                if !test_refs
+                    .iter()
+                    .any(|test_ref| leaf(test_ref) == leaf(claimed))
+                {
                     findings.push(
                         GateFinding::new(
-                            test_receipt_log::NOT_PASSED,
-                            format!("{claimed} of {} is not passed in {log_path}", tested.id),
+                            test_receipt_log::NOT_A_TEST_REF,
+                            format!("{claimed} is not a test ref of {}", tested.id),
                             format!(
-                                "{} claims {claimed} passed for {}, but {log_path} {why}: a \
-                                 claim its own log contradicts is not evidence. Re-run the \
-                                 tests and record the real result.",
+                                "{} claims {claimed} for {}, but the obligation's test_refs \
+                                 do not name it: a passing test of something else is no \
+                                 evidence for this obligation.",
                                 file.path, tested.id
                             ),
                         )
                         .at(&file.path, line)
                         .obligation(&tested.id),
                     );
-                }
-                if let Some(test_refs) = test_refs {
-                    if !test_refs
-                        .iter()
-                        .any(|test_ref| leaf(test_ref) == leaf(claimed))
-                    {
-                        findings.push(
-                            GateFinding::new(
-                                test_receipt_log::NOT_A_TEST_REF,
-                                format!("{claimed} is not a test ref of {}", tested.id),
-                                format!(
-                                    "{} claims {claimed} for {}, but the obligation's test_refs \
-                                     do not name it: a passing test of something else is no \
-                                     evidence for this obligation.",
-                                    file.path, tested.id
-                                ),
-                            )
-                            .at(&file.path, line)
-                            .obligation(&tested.id),
-                        );
-                    }
                 }
             }
         }

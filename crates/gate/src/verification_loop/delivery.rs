@@ -126,75 +126,8 @@ pub fn check(repo: &RepoView, requirement_id: &str, base_ref: &str) -> DeliveryO
             ),
         }
     }
-    // Delivery documents of another requirement beside these: two ids where there must be one.
-    for path in repo.files() {
-        if in_loop_state(path) {
-            continue;
-        }
-        if let Some(caps) = document_name().captures(path) {
-            if &caps[1] != requirement_id {
-                findings.push(
-                    GateFinding::new(
-                        delivery_documents::OTHER_REQUIREMENT,
-                        format!(
-                            "{path} is a delivery document of `{}`, not `{requirement_id}`",
-                            &caps[1]
-                        ),
-                        format!(
-                            "The delivery documents must carry one requirement id (the loop's \
-                                 is `{requirement_id}`); {path} names `{}`.",
-                            &caps[1]
-                        ),
-                    )
-                    .at(path, None)
-                    .requirement(requirement_id),
-                );
-            }
-        }
-    }
-    let other_id = id_shape()
-        .captures(requirement_id)
-        .and_then(|caps| Regex::new(&format!(r"\b{}-\d+\b", regex::escape(&caps[1]))).ok());
-    for (_, path, text) in &texts {
-        if !text.contains(requirement_id) {
-            findings.push(
-                GateFinding::new(
-                    delivery_documents::UNNAMED,
-                    format!("{path} does not name {requirement_id}"),
-                    format!(
-                        "{path} never mentions the requirement id `{requirement_id}`: the \
-                             delivery documents must name the requirement they deliver."
-                    ),
-                )
-                .at(path, Some(1))
-                .requirement(requirement_id),
-            );
-        }
-        if let Some(pattern) = &other_id {
-            for (index, line) in text.lines().enumerate() {
-                if let Some(other) = pattern
-                    .find_iter(line)
-                    .map(|m| m.as_str())
-                    .find(|id| *id != requirement_id)
-                {
-                    findings.push(
-                        GateFinding::new(
-                            delivery_documents::OTHER_REQUIREMENT,
-                            format!("{path} names another requirement, {other}"),
-                            format!(
-                                "{path} line {}: `{other}` is not `{requirement_id}`; the \
-                                     delivery documents must carry one requirement id.",
-                                index + 1
-                            ),
-                        )
-                        .at(path, Some(index as u64 + 1))
-                        .requirement(requirement_id),
-                    );
-                    break;
-                }
-            }
-        }
-    }
+    findings.extend(other_requirement_documents(repo, requirement_id));
+    findings.extend(requirement_named(&texts, requirement_id));
     for (kind, path, text) in &texts {
         for (topic, keywords) in minimum_content(kind) {
             let lower = text.to_lowercase();
@@ -255,6 +188,86 @@ pub fn check(repo: &RepoView, requirement_id: &str, base_ref: &str) -> DeliveryO
         findings.len()
     );
     DeliveryOutcome { findings, notes }
+}
+
+/// Delivery documents of another requirement beside these: two ids where there must be one.
+fn other_requirement_documents(repo: &RepoView, requirement_id: &str) -> Vec<GateFinding> {
+    let mut findings = Vec::new();
+    for path in repo.files() {
+        if in_loop_state(path) {
+            continue;
+        }
+        if let Some(caps) = document_name().captures(path) {
+            if &caps[1] != requirement_id {
+                findings.push(
+                    GateFinding::new(
+                        delivery_documents::OTHER_REQUIREMENT,
+                        format!(
+                            "{path} is a delivery document of `{}`, not `{requirement_id}`",
+                            &caps[1]
+                        ),
+                        format!(
+                            "The delivery documents must carry one requirement id (the loop's \
+                                 is `{requirement_id}`); {path} names `{}`.",
+                            &caps[1]
+                        ),
+                    )
+                    .at(path, None)
+                    .requirement(requirement_id),
+                );
+            }
+        }
+    }
+    findings
+}
+
+/// Each document names `requirement_id` and no other id of its shape.
+fn requirement_named(texts: &[(&str, String, String)], requirement_id: &str) -> Vec<GateFinding> {
+    let mut findings = Vec::new();
+    let other_id = id_shape()
+        .captures(requirement_id)
+        .and_then(|caps| Regex::new(&format!(r"\b{}-\d+\b", regex::escape(&caps[1]))).ok());
+    for (_, path, text) in texts {
+        if !text.contains(requirement_id) {
+            findings.push(
+                GateFinding::new(
+                    delivery_documents::UNNAMED,
+                    format!("{path} does not name {requirement_id}"),
+                    format!(
+                        "{path} never mentions the requirement id `{requirement_id}`: the \
+                             delivery documents must name the requirement they deliver."
+                    ),
+                )
+                .at(path, Some(1))
+                .requirement(requirement_id),
+            );
+        }
+        if let Some(pattern) = &other_id {
+            for (index, line) in text.lines().enumerate() {
+                if let Some(other) = pattern
+                    .find_iter(line)
+                    .map(|m| m.as_str())
+                    .find(|id| *id != requirement_id)
+                {
+                    findings.push(
+                        GateFinding::new(
+                            delivery_documents::OTHER_REQUIREMENT,
+                            format!("{path} names another requirement, {other}"),
+                            format!(
+                                "{path} line {}: `{other}` is not `{requirement_id}`; the \
+                                     delivery documents must carry one requirement id.",
+                                index + 1
+                            ),
+                        )
+                        .at(path, Some(index as u64 + 1))
+                        .requirement(requirement_id),
+                    );
+                    break;
+                }
+            }
+        }
+    }
+    findings
 }
 
 #[cfg(test)]
