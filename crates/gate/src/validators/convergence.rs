@@ -6,8 +6,10 @@ use std::collections::BTreeMap;
 use crate::check::rules::*;
 use crate::context::{live_obligations, Context};
 use crate::finding::GateFinding;
-use crate::ledger::{Classification, FindingStatus, LedgerFinding, ReceiptFinding, TestResult};
-use crate::load::{feature_relative, quoted, FeatureLedger};
+use crate::ledger::{
+    Classification, ConvergenceReport, FindingStatus, LedgerFinding, ReceiptFinding, TestResult,
+};
+use crate::load::{feature_relative, quoted, FeatureLedger, Parsed};
 use crate::repo::is_plain_relative;
 
 /// `convergence-pass`: the convergence report judges the current source tree, classifies every
@@ -32,6 +34,54 @@ pub fn convergence_pass(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
             .at(&file.path, file.line_of("\"git_tree\"")),
         );
     }
+    findings.extend(classifications(report, feature));
+    for unrequested in &report.value.unrequested {
+        if unrequested.approved {
+            continue;
+        }
+        let finding = GateFinding::new(
+            convergence_pass::UNREQUESTED_UNAPPROVED,
+            format!("unrequested change {} is not approved", unrequested.path),
+            format!(
+                "{} reports {} as unrequested ({}) and not approved: code that no requirement \
+                 asked for. Remove it, or approve it as a scope change.",
+                file.path, unrequested.path, unrequested.description
+            ),
+        );
+        let finding = if is_plain_relative(&unrequested.path) {
+            finding.at(&unrequested.path, None)
+        } else {
+            finding.at(&file.path, file.line_of(&quoted(&unrequested.path)))
+        };
+        findings.push(finding);
+    }
+    if !report.value.blocking_findings.is_empty() {
+        findings.push(
+            GateFinding::new(
+                convergence_pass::BLOCKING,
+                format!(
+                    "the convergence report lists {} blocking finding(s)",
+                    report.value.blocking_findings.len()
+                ),
+                format!(
+                    "{} lists blocking findings: convergence did not pass. Resolve them and \
+                     converge again.",
+                    file.path
+                ),
+            )
+            .at(&file.path, file.line_of("\"blocking_findings\"")),
+        );
+    }
+    findings
+}
+
+/// Every live obligation classified by the convergence report, and classified `implemented`.
+fn classifications(
+    report: &Parsed<ConvergenceReport>,
+    feature: &FeatureLedger,
+) -> Vec<GateFinding> {
+    let file = &report.file;
+    let mut findings = Vec::new();
     let classified: BTreeMap<&str, Classification> = report
         .value
         .obligations
@@ -83,43 +133,6 @@ pub fn convergence_pass(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
                 ),
             }
         }
-    }
-    for unrequested in &report.value.unrequested {
-        if unrequested.approved {
-            continue;
-        }
-        let finding = GateFinding::new(
-            convergence_pass::UNREQUESTED_UNAPPROVED,
-            format!("unrequested change {} is not approved", unrequested.path),
-            format!(
-                "{} reports {} as unrequested ({}) and not approved: code that no requirement \
-                 asked for. Remove it, or approve it as a scope change.",
-                file.path, unrequested.path, unrequested.description
-            ),
-        );
-        let finding = if is_plain_relative(&unrequested.path) {
-            finding.at(&unrequested.path, None)
-        } else {
-            finding.at(&file.path, file.line_of(&quoted(&unrequested.path)))
-        };
-        findings.push(finding);
-    }
-    if !report.value.blocking_findings.is_empty() {
-        findings.push(
-            GateFinding::new(
-                convergence_pass::BLOCKING,
-                format!(
-                    "the convergence report lists {} blocking finding(s)",
-                    report.value.blocking_findings.len()
-                ),
-                format!(
-                    "{} lists blocking findings: convergence did not pass. Resolve them and \
-                     converge again.",
-                    file.path
-                ),
-            )
-            .at(&file.path, file.line_of("\"blocking_findings\"")),
-        );
     }
     findings
 }
