@@ -358,6 +358,10 @@ pub struct KindRule {
     /// Searched in the finding's `validator`, for verifiers that write one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub validator: Option<String>,
+    /// Searched in the finding's `rule` (`<validator>/<rule>`), for verifiers that write one:
+    /// the reference gate's findings are typed by an exact pattern on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
     /// Searched in the finding's `title`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,

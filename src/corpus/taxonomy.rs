@@ -3,13 +3,31 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use strum::{EnumIter, EnumMessage, EnumString, IntoEnumIterator, IntoStaticStr};
 
 /// One kind of omission. The ids are stable: renaming one is a breaking change of the fixture
 /// format and of every `kinds:` mapping.
+// The id is derived from the variant's name (kebab-case, the same for serde and strum) and the
+// definition is the variant's doc comment, so each is written once.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    EnumIter,
+    EnumString,
+    IntoStaticStr,
+    EnumMessage,
 )]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Kind {
     /// A task defined in the plan (`tasks/<T>.md`) has no recorded task state, so nothing says whether it was done.
     TaskStateMissing,
@@ -105,159 +123,23 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in the order of docs/TAXONOMY.md.
-    pub const ALL: [Kind; 45] = [
-        Kind::TaskStateMissing,
-        Kind::TaskNotDone,
-        Kind::ImplementationReceiptMissing,
-        Kind::ReviewMissing,
-        Kind::ReviewFailed,
-        Kind::AcceptanceUnchecked,
-        Kind::RequirementWithoutTask,
-        Kind::ObligationWithoutTask,
-        Kind::ObligationMissing,
-        Kind::DetailUnconcluded,
-        Kind::ClarificationOpen,
-        Kind::TestPlanMissing,
-        Kind::LedgerIdDuplicate,
-        Kind::CodeRefBroken,
-        Kind::TestRefBroken,
-        Kind::TraceabilityMismatch,
-        Kind::EvidenceMissing,
-        Kind::EvidenceStale,
-        Kind::EvidenceLogMismatch,
-        Kind::TestFailing,
-        Kind::ApprovalStale,
-        Kind::ApprovalMissing,
-        Kind::UnownedChange,
-        Kind::UnrequestedChange,
-        Kind::ObligationNotImplemented,
-        Kind::ConvergenceIncomplete,
-        Kind::FindingOpen,
-        Kind::FindingClosureUnproven,
-        Kind::LedgerFileMissing,
-        Kind::LedgerMalformed,
-        Kind::WorkflowValidatorMissing,
-        Kind::WorkflowDrift,
-        Kind::WorktreeMisdetected,
-        Kind::BuildFailing,
-        Kind::PerformanceCritical,
-        Kind::StandardsViolation,
-        Kind::VerificationNotRunnable,
-        Kind::DeliveryDocMissing,
-        Kind::DeliveryDocWrongRequirement,
-        Kind::ChangelistIncomplete,
-        Kind::ContractViolated,
-        Kind::SignatureConflict,
-        Kind::DuplicateResponsibility,
-        Kind::ContractsContradict,
-        Kind::DataFlowBroken,
-    ];
+    pub fn all() -> impl Iterator<Item = Kind> {
+        Kind::iter()
+    }
 
     /// The stable id, as fixtures and `kinds:` mappings write it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::TaskStateMissing => "task-state-missing",
-            Kind::TaskNotDone => "task-not-done",
-            Kind::ImplementationReceiptMissing => "implementation-receipt-missing",
-            Kind::ReviewMissing => "review-missing",
-            Kind::ReviewFailed => "review-failed",
-            Kind::AcceptanceUnchecked => "acceptance-unchecked",
-            Kind::RequirementWithoutTask => "requirement-without-task",
-            Kind::ObligationWithoutTask => "obligation-without-task",
-            Kind::ObligationMissing => "obligation-missing",
-            Kind::DetailUnconcluded => "detail-unconcluded",
-            Kind::ClarificationOpen => "clarification-open",
-            Kind::TestPlanMissing => "test-plan-missing",
-            Kind::LedgerIdDuplicate => "ledger-id-duplicate",
-            Kind::CodeRefBroken => "code-ref-broken",
-            Kind::TestRefBroken => "test-ref-broken",
-            Kind::TraceabilityMismatch => "traceability-mismatch",
-            Kind::EvidenceMissing => "evidence-missing",
-            Kind::EvidenceStale => "evidence-stale",
-            Kind::EvidenceLogMismatch => "evidence-log-mismatch",
-            Kind::TestFailing => "test-failing",
-            Kind::ApprovalStale => "approval-stale",
-            Kind::ApprovalMissing => "approval-missing",
-            Kind::UnownedChange => "unowned-change",
-            Kind::UnrequestedChange => "unrequested-change",
-            Kind::ObligationNotImplemented => "obligation-not-implemented",
-            Kind::ConvergenceIncomplete => "convergence-incomplete",
-            Kind::FindingOpen => "finding-open",
-            Kind::FindingClosureUnproven => "finding-closure-unproven",
-            Kind::LedgerFileMissing => "ledger-file-missing",
-            Kind::LedgerMalformed => "ledger-malformed",
-            Kind::WorkflowValidatorMissing => "workflow-validator-missing",
-            Kind::WorkflowDrift => "workflow-drift",
-            Kind::WorktreeMisdetected => "worktree-misdetected",
-            Kind::BuildFailing => "build-failing",
-            Kind::PerformanceCritical => "performance-critical",
-            Kind::StandardsViolation => "standards-violation",
-            Kind::VerificationNotRunnable => "verification-not-runnable",
-            Kind::DeliveryDocMissing => "delivery-doc-missing",
-            Kind::DeliveryDocWrongRequirement => "delivery-doc-wrong-requirement",
-            Kind::ChangelistIncomplete => "changelist-incomplete",
-            Kind::ContractViolated => "contract-violated",
-            Kind::SignatureConflict => "signature-conflict",
-            Kind::DuplicateResponsibility => "duplicate-responsibility",
-            Kind::ContractsContradict => "contracts-contradict",
-            Kind::DataFlowBroken => "data-flow-broken",
-        }
+        self.into()
     }
 
-    /// The one-line definition of docs/TAXONOMY.md.
+    /// The one-line definition of docs/TAXONOMY.md: the variant's doc comment.
     pub fn definition(self) -> &'static str {
-        match self {
-            Kind::TaskStateMissing => "A task defined in the plan (`tasks/<T>.md`) has no recorded task state, so nothing says whether it was done.",
-            Kind::TaskNotDone => "A task's recorded state is not done (pending, executing, reviewing, blocked or failed) while the work is reported complete.",
-            Kind::ImplementationReceiptMissing => "A task has no implementation handoff receipt: nothing records what it delivered.",
-            Kind::ReviewMissing => "A required review never happened: a task has no review receipt, or a required reviewer or evaluator (e.g. omission-hunter) has no evaluation.",
-            Kind::ReviewFailed => "A task review or a required evaluation concluded fail, yet the work is reported complete.",
-            Kind::AcceptanceUnchecked => "An acceptance item of a task or PRD is still unchecked (`- [ ]`), or the acceptance list to check is missing.",
-            Kind::RequirementWithoutTask => "A requirement maps to no existing task: nothing in the plan implements it.",
-            Kind::ObligationWithoutTask => "A behaviour obligation is not assigned to an existing task that lists it.",
-            Kind::ObligationMissing => "A detail that a requirement concludes applicable (or a requirement as a whole) has no behaviour obligation: the detail was recognised and then lost.",
-            Kind::DetailUnconcluded => "A requirement lacks a valid conclusion for one of the 15 mandatory detail categories (absent, not_applicable without a reason, or contradicted by its own obligations).",
-            Kind::ClarificationOpen => "A detail category is still `requires_clarification` (an open question) while the work went ahead.",
-            Kind::TestPlanMissing => "A behaviour obligation has no test plan, or one that states no expected result (for forbidden behaviour: no forbidden effect).",
-            Kind::LedgerIdDuplicate => "Two requirements or two obligations share one id.",
-            Kind::CodeRefBroken => "An obligation cites no code, or code that does not resolve (file missing, lines past its end, symbol absent).",
-            Kind::TestRefBroken => "An obligation cites no test, or a test that does not resolve (file missing, test id not in the file, e.g. after a rename).",
-            Kind::TraceabilityMismatch => "Two ledger records disagree: a traceability row missing, duplicated, for an unknown obligation or differing from the requirements (task, refs, receipts, verdict); a task listing an undefined obligation; a task state or receipt naming another task.",
-            Kind::EvidenceMissing => "An obligation has no passing evidence of its own: it cites no test receipt, no cited receipt lists a result for it, or it is still not passing or unverifiable.",
-            Kind::EvidenceStale => "Evidence (a test, review, implementation or evaluation receipt, or the convergence report) binds an older source tree than the one verified: the code changed after it was recorded.",
-            Kind::EvidenceLogMismatch => "A test receipt is not backed by its log: the log is missing or its sha256 differs from the one the receipt records.",
-            Kind::TestFailing => "A test of the change fails: a failed test point when the tests run, or recorded evidence of a failed run or a failed/skipped result.",
-            Kind::ApprovalStale => "An approved artifact (spec, requirements, plan, ...) changed after its approval, and the old approval is reused.",
-            Kind::ApprovalMissing => "An artifact that must be approved has no approval: no approval receipt, an artifact no receipt lists, an approved artifact that is gone, or an obligation superseded without approval.",
-            Kind::UnownedChange => "A changed file (committed, staged, unstaged or untracked) that no task owns, or that the task which changed it does not own, and no approved scope change lists.",
-            Kind::UnrequestedChange => "Code that no requirement asked for (e.g. a new public API) is delivered without approval.",
-            Kind::ObligationNotImplemented => "A behaviour obligation is missing, partial or contradicted in the code (e.g. the failure rollback is a TODO).",
-            Kind::ConvergenceIncomplete => "The convergence judgement leaves an obligation unclassified.",
-            Kind::FindingOpen => "A BLOCKER or HIGH finding is still open (in the findings, in a review or evaluation, or in the convergence report's blocking list).",
-            Kind::FindingClosureUnproven => "A BLOCKER or HIGH finding is marked closed without existing evidence of the fix.",
-            Kind::LedgerFileMissing => "A record the verification requires does not exist (a ledger file such as convergence-report.json, a declared PRD, the whole feature ledger).",
-            Kind::LedgerMalformed => "A machine-readable record (ledger JSON, receipt, task state, task front matter, the verification loop's state file) does not parse or does not match its schema.",
-            Kind::WorkflowValidatorMissing => "The workflow definition does not declare a required validator, or declares one that does not exist.",
-            Kind::WorkflowDrift => "What is generated from or bound to the workflow definition disagrees with it (a generated schema not regenerated, a pipeline state at an undeclared step), or the definition itself is unusable.",
-            Kind::WorktreeMisdetected => "The pipeline's claim about working in a linked git worktree contradicts the repository (git dir vs common dir).",
-            Kind::BuildFailing => "The build or type check of the change fails.",
-            Kind::PerformanceCritical => "The change has a critical performance issue, e.g. sorting the whole input where a bounded selection is required.",
-            Kind::StandardsViolation => "The change violates an error-level lint, format or style rule.",
-            Kind::VerificationNotRunnable => "A verification dimension cannot be judged: its command is not declared or unusable as written, cannot start, is not found or times out, or the verification configuration is unusable.",
-            Kind::DeliveryDocMissing => "A required delivery document (changelist, tech-ref, review-report) is missing or empty.",
-            Kind::DeliveryDocWrongRequirement => "A delivery document carries another requirement id than the one delivered, or none.",
-            Kind::ChangelistIncomplete => "The changelist does not name a file that `git diff BASE...HEAD` changes.",
-            Kind::ContractViolated => "A contract locked in at planning (a signature, a file, a text) does not hold.",
-            Kind::SignatureConflict => "A call does not match the signature of the function it calls.",
-            Kind::DuplicateResponsibility => "One responsibility is implemented twice (a second definition of what a contract assigns elsewhere).",
-            Kind::ContractsContradict => "Two contracts cannot both hold.",
-            Kind::DataFlowBroken => "What one part produces is not what the part consuming it expects (a broken data flow between subtasks).",
-        }
+        self.get_documentation().unwrap_or_default()
     }
 
     /// The kind with this id.
     pub fn from_id(id: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.as_str() == id)
+        id.parse().ok()
     }
 }
 
@@ -268,7 +150,7 @@ mod tests {
     #[test]
     fn every_kind_has_a_distinct_id_that_round_trips_through_serde() {
         let mut seen = std::collections::BTreeSet::new();
-        for kind in Kind::ALL {
+        for kind in Kind::all() {
             assert!(seen.insert(kind.as_str()), "{} twice", kind.as_str());
             let json = serde_json::to_value(kind).unwrap();
             assert_eq!(json, kind.as_str());
@@ -280,10 +162,11 @@ mod tests {
     #[test]
     fn the_taxonomy_page_lists_every_kind_with_its_definition() {
         let page = include_str!("../../docs/TAXONOMY.md");
-        for kind in Kind::ALL {
+        for kind in Kind::all() {
             assert!(
-                page.contains(&format!("`{}`", kind.as_str())),
-                "docs/TAXONOMY.md does not list `{}`",
+                page.contains(&format!("| `{}` | {} |", kind.as_str(), kind.definition())),
+                "docs/TAXONOMY.md does not list `{}` with its definition (the doc comment of \
+                 `Kind`'s variant)",
                 kind.as_str()
             );
         }

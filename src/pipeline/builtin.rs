@@ -3,212 +3,78 @@
 
 use std::path::Path;
 
-use gatebench_gate::GateOptions;
+use gatebench_gate::check::Group;
+use gatebench_gate::{Check, GateOptions};
 use gatebench_report::Report;
 
 use crate::corpus::scenario::KindRule;
 use crate::corpus::taxonomy::Kind;
 use crate::pipeline::round::{Pipeline, RoundInput, RoundOutput, RoundRun};
 
-/// The reference gate's mapping of its check ids onto the taxonomy (docs/TAXONOMY.md, last
-/// section): (check id, kind, title pattern). A check whose findings are of several kinds lists
-/// the title patterns that tell them apart before its default (empty pattern); the first row that
-/// matches a finding's `validator` and title gives its kind.
-const GATE_KINDS: &[(&str, Kind, &str)] = &[
-    // The checks that recompute a claim from the repository.
-    ("obligation-implemented", Kind::ObligationNotImplemented, ""),
-    ("unrequested-public-symbol", Kind::UnrequestedChange, ""),
-    (
-        "test-receipt-log",
-        Kind::TestFailing,
-        r"records failed tests|is not passed in",
-    ),
-    (
-        "test-receipt-log",
-        Kind::EvidenceLogMismatch,
-        r"totals disagree|shows no test result",
-    ),
-    ("test-receipt-log", Kind::EvidenceMissing, ""),
-    ("task-dependencies", Kind::TraceabilityMismatch, ""),
-    (
-        "task-set-complete",
-        Kind::TraceabilityMismatch,
-        r"has no task definition",
-    ),
-    ("task-set-complete", Kind::TaskStateMissing, ""),
-    ("all-task-states-done", Kind::TaskNotDone, ""),
-    (
-        "task-handoffs-pass",
-        Kind::ImplementationReceiptMissing,
-        r"has no implementation receipt",
-    ),
-    ("task-handoffs-pass", Kind::ReviewFailed, r"did not pass"),
-    (
-        "task-handoffs-pass",
-        Kind::TraceabilityMismatch,
-        r"^(implementation|review) receipt \S+ names task \S+$",
-    ),
-    ("task-handoffs-pass", Kind::ReviewMissing, ""),
-    ("requirement-task-closure", Kind::RequirementWithoutTask, ""),
-    (
-        "obligation-task-closure",
-        Kind::TraceabilityMismatch,
-        r"lists unknown obligation",
-    ),
-    ("obligation-task-closure", Kind::ObligationWithoutTask, ""),
-    (
-        "requirement-code-closure",
-        Kind::ObligationMissing,
-        r"^requirement \S+ has no code$",
-    ),
-    ("requirement-code-closure", Kind::CodeRefBroken, ""),
-    ("obligation-test-closure", Kind::TestRefBroken, ""),
-    (
-        "obligation-evidence-closure",
-        Kind::TestFailing,
-        r"records a failed command|^test receipt \S+ records \S+ as (fail|skip)$",
-    ),
-    (
-        "obligation-evidence-closure",
-        Kind::EvidenceLogMismatch,
-        r"is not backed by its log",
-    ),
-    ("obligation-evidence-closure", Kind::EvidenceMissing, ""),
-    (
-        "review-receipts-pass",
-        Kind::ReviewFailed,
-        r"did not pass|says fail",
-    ),
-    ("review-receipts-pass", Kind::ReviewMissing, ""),
-    ("diff-within-ownership", Kind::UnownedChange, ""),
-    ("evidence-bound-to-current-tree", Kind::EvidenceStale, ""),
-    (
-        "approval-current",
-        Kind::ApprovalMissing,
-        r"has no approval|^approved artifact .+ is missing$|superseded without approval",
-    ),
-    ("approval-current", Kind::ApprovalStale, ""),
-    (
-        "convergence-pass",
-        Kind::EvidenceStale,
-        r"judges an old source tree",
-    ),
-    (
-        "convergence-pass",
-        Kind::ConvergenceIncomplete,
-        r"did not classify",
-    ),
-    (
-        "convergence-pass",
-        Kind::UnrequestedChange,
-        r"^unrequested change|as unrequested$",
-    ),
-    (
-        "convergence-pass",
-        Kind::EvidenceMissing,
-        r"as unverifiable$",
-    ),
-    ("convergence-pass", Kind::FindingOpen, r"blocking finding"),
-    ("convergence-pass", Kind::ObligationNotImplemented, ""),
-    (
-        "no-blocking-findings",
-        Kind::FindingClosureUnproven,
-        r"is closed without|is closed by a receipt that does not exist",
-    ),
-    ("no-blocking-findings", Kind::FindingOpen, ""),
-    (
-        "detail-expansion",
-        Kind::LedgerIdDuplicate,
-        r"is not unique$",
-    ),
-    (
-        "detail-expansion",
-        Kind::ClarificationOpen,
-        r"needs clarification",
-    ),
-    (
-        "detail-expansion",
-        Kind::ObligationMissing,
-        r"has no \S+ obligation$|lists no requirement$",
-    ),
-    ("detail-expansion", Kind::DetailUnconcluded, ""),
-    ("obligation-test-plan", Kind::TestPlanMissing, ""),
-    ("traceability", Kind::TraceabilityMismatch, ""),
-    (
-        "ledger-schema",
-        Kind::LedgerFileMissing,
-        r"is missing$|^no feature ledger",
-    ),
-    ("ledger-schema", Kind::LedgerMalformed, ""),
-    ("worktree-isolation", Kind::WorktreeMisdetected, ""),
-    (
-        "workflow-drift",
-        Kind::WorkflowValidatorMissing,
-        r"does not declare \S+$|names unknown validator",
-    ),
-    ("workflow-drift", Kind::WorkflowDrift, ""),
-    ("acceptance-items", Kind::AcceptanceUnchecked, ""),
-    ("loop-config", Kind::VerificationNotRunnable, ""),
-    (
-        "loop-state",
-        Kind::VerificationNotRunnable,
-        r"could not be written",
-    ),
-    ("loop-state", Kind::LedgerMalformed, ""),
-    ("loop-environment", Kind::VerificationNotRunnable, ""),
-    ("loop-build", Kind::BuildFailing, ""),
-    ("loop-test", Kind::TestFailing, ""),
-    ("loop-performance", Kind::PerformanceCritical, ""),
-    ("loop-standards", Kind::StandardsViolation, ""),
-    ("loop-escalation", Kind::TestFailing, ""),
-    ("loop-limit", Kind::BuildFailing, r"^V1_BUILD"),
-    ("loop-limit", Kind::PerformanceCritical, r"^V3_PERFORMANCE"),
-    ("loop-limit", Kind::StandardsViolation, r"^V5_STANDARD"),
-    ("loop-limit", Kind::TestFailing, ""),
-    (
-        "delivery-documents",
-        Kind::ChangelistIncomplete,
-        r"^the changelist does not name",
-    ),
-    (
-        "delivery-documents",
-        Kind::DeliveryDocWrongRequirement,
-        r"is a delivery document of|names another requirement|^\S+ does not name \S+$",
-    ),
-    ("delivery-documents", Kind::DeliveryDocMissing, ""),
-    (
-        "skein-acceptance",
-        Kind::LedgerFileMissing,
-        r"^the PRD \S+ does not exist$",
-    ),
-    ("skein-acceptance", Kind::AcceptanceUnchecked, ""),
-    ("skein-contract", Kind::ContractViolated, ""),
-    (
-        "skein-conflict",
-        Kind::DuplicateResponsibility,
-        r"is defined twice",
-    ),
-    (
-        "skein-conflict",
-        Kind::ContractsContradict,
-        r"contradict each other",
-    ),
-    ("skein-conflict", Kind::SignatureConflict, ""),
-];
-
-/// The reference gate's mapping as `kinds:` rules, the same shape a scenario gives for an external
-/// verifier: its findings are typed by the same code as anyone's.
+/// The reference gate's mapping onto the taxonomy, the same shape a scenario gives for an external
+/// verifier (its findings are typed by the same code as anyone's): one rule per rule of the gate's
+/// registry (`gatebench_gate::check`), matching a finding's `rule` exactly. A rule whose kind is
+/// not a taxonomy id is left out; a test says there is none.
 pub fn gate_kind_rules() -> Vec<KindRule> {
-    GATE_KINDS
-        .iter()
-        .map(|(check, kind, title)| KindRule {
-            kind: *kind,
-            class: None,
-            validator: Some(format!("^{}$", regex::escape(check))),
-            title: (!title.is_empty()).then(|| (*title).to_owned()),
-            description: None,
+    Check::all_rules()
+        .filter_map(|rule| {
+            Some(KindRule {
+                kind: Kind::from_id(rule.kind)?,
+                class: None,
+                validator: None,
+                rule: Some(format!("^{}$", regex::escape(&rule.id()))),
+                title: None,
+                description: None,
+            })
         })
         .collect()
+}
+
+/// The first and last line of the generated section of `docs/TAXONOMY.md`.
+pub const TAXONOMY_MAPPING_MARKERS: (&str, &str) = (
+    "<!-- generated from crates/gate/src/check.rs: GATEBENCH_BLESS=1 cargo test --lib taxonomy_page -->",
+    "<!-- end of the generated section -->",
+);
+
+/// The reference gate's mapping as `docs/TAXONOMY.md` shows it, rendered from the registry: one
+/// row a check (group, severity, class), with each of its rules and the kind it reports.
+pub fn taxonomy_mapping_markdown() -> String {
+    use strum::IntoEnumIterator;
+    let count = |group| Check::in_group(group).count();
+    let mut out = format!(
+        "{}\n\n{} checks and {} rules: {} validators ({} required by seed 004 §9.2, {} on the \
+         detail ledger, {} on the pipeline configuration, {} independent recomputations) and {} \
+         checks of the verification loop, the delivery-documents gate and skein-check.\n\n\
+         | check | group | severity | class | rules: `rule` → kind |\n|---|---|---|---|---|\n",
+        TAXONOMY_MAPPING_MARKERS.0,
+        Check::iter().count(),
+        Check::all_rules().count(),
+        Check::validators().count(),
+        count(Group::Required),
+        count(Group::Ledger),
+        count(Group::Pipeline),
+        count(Group::Independent),
+        count(Group::Loop),
+    );
+    for check in Check::iter() {
+        let spec = check.spec();
+        let rules: Vec<String> = spec
+            .rules
+            .iter()
+            .map(|rule| format!("`{}` → `{}`", rule.name, rule.kind))
+            .collect();
+        out.push_str(&format!(
+            "| `{}` | {:?} | {} | {} | {} |\n",
+            check.as_str(),
+            spec.group,
+            spec.severity,
+            spec.class.as_str(),
+            rules.join("<br>")
+        ));
+    }
+    out.push('\n');
+    out.push_str(TAXONOMY_MAPPING_MARKERS.1);
+    out
 }
 
 /// A gate that runs inside this process. Its report goes through the same checks as any
@@ -273,37 +139,86 @@ mod tests {
     use super::*;
     use crate::score::typing::KindMap;
 
-    fn finding(validator: &str, title: &str) -> gatebench_report::Finding {
+    fn finding(rule: &str, title: &str) -> gatebench_report::Finding {
+        let validator = rule.split('/').next().unwrap();
         serde_json::from_value(serde_json::json!({
-            "title": title, "severity": 9, "description": "", "validator": validator,
+            "title": title, "severity": 9, "description": "", "validator": validator, "rule": rule,
         }))
         .unwrap()
     }
 
+    /// Every check of the gate's registry has a rule, every rule's kind is a taxonomy kind, and a
+    /// finding raised under a rule is typed as that rule's kind whatever its title says: a check
+    /// without a mapping, or a mapping to no kind, fails here.
     #[test]
-    fn every_gate_check_maps_to_a_kind_and_titles_choose_among_several() {
+    fn every_gate_check_and_rule_maps_to_a_kind_by_its_rule_not_its_title() {
+        use strum::IntoEnumIterator;
         let map = KindMap::new(&gate_kind_rules()).unwrap();
-        for (check, _, _) in GATE_KINDS {
+        for check in Check::iter() {
             assert!(
-                map.kind_of(&finding(check, "anything")).is_some(),
-                "{check}"
+                !check.spec().rules.is_empty(),
+                "{} has no rule",
+                check.as_str()
             );
         }
+        let mut count = 0;
+        for rule in Check::all_rules() {
+            let kind = Kind::from_id(rule.kind)
+                .unwrap_or_else(|| panic!("{}: `{}` is not a taxonomy kind", rule.id(), rule.kind));
+            assert_eq!(
+                map.kind_of(&finding(&rule.id(), "anything")),
+                Some(kind),
+                "{}",
+                rule.id()
+            );
+            count += 1;
+        }
+        assert_eq!(gate_kind_rules().len(), count);
         assert_eq!(
             map.kind_of(&finding(
-                "ledger-schema",
-                "specs/f/convergence-report.json is missing"
+                "ledger-schema/file-missing",
+                "specs/f/requirements.json: expected value"
             )),
             Some(Kind::LedgerFileMissing)
         );
+        // A rule the registry does not have, or a finding without a rule, is not typed.
         assert_eq!(
-            map.kind_of(&finding(
-                "ledger-schema",
-                "specs/f/requirements.json: expected value"
-            )),
-            Some(Kind::LedgerMalformed)
+            map.kind_of(&finding("ledger-schema/no-such-rule", "x")),
+            None
         );
-        assert_eq!(map.kind_of(&finding("no-such-check", "x")), None);
+        assert_eq!(map.kind_of(&finding("ledger-schema", "x is missing")), None);
+    }
+
+    /// The mapping section of docs/TAXONOMY.md is the registry's, rendered: a check or rule added,
+    /// or a kind changed, without the page regenerated fails here (`GATEBENCH_BLESS=1` rewrites it).
+    #[test]
+    fn the_taxonomy_page_shows_the_gate_mapping_of_the_registry() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/TAXONOMY.md");
+        let page = std::fs::read_to_string(&path).unwrap();
+        let (start, end) = TAXONOMY_MAPPING_MARKERS;
+        let from = page
+            .find(start)
+            .expect("docs/TAXONOMY.md has no generated section");
+        let to = page[from..]
+            .find(end)
+            .expect("the generated section has no end")
+            + from
+            + end.len();
+        let updated = format!(
+            "{}{}{}",
+            &page[..from],
+            taxonomy_mapping_markdown(),
+            &page[to..]
+        );
+        if std::env::var_os("GATEBENCH_BLESS").is_some() {
+            std::fs::write(&path, &updated).unwrap();
+            return;
+        }
+        assert!(
+            page == updated,
+            "docs/TAXONOMY.md's mapping section differs from the gate's registry; regenerate it with \
+             `GATEBENCH_BLESS=1 cargo test --lib taxonomy_page`"
+        );
     }
 
     /// In a child process (the test binary run again for this one test): materializes the loop

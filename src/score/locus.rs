@@ -235,6 +235,7 @@ mod tests {
             kind: Kind::ObligationNotImplemented,
             class: Some("correctness".into()),
             validator: None,
+            rule: None,
             title: None,
             description: None,
         }])

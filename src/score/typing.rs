@@ -1,5 +1,5 @@
 //! Typing: which taxonomy kind a reported finding is, under a pipeline's mapping of its own
-//! categories (a validator id, a finding class, a title pattern) onto the omission taxonomy.
+//! categories (a validator id or rule, a finding class, a title pattern) onto the omission taxonomy.
 
 use regex::Regex;
 
@@ -18,6 +18,7 @@ struct CompiledRule {
     kind: Kind,
     class: Option<Regex>,
     validator: Option<Regex>,
+    rule: Option<Regex>,
     title: Option<Regex>,
     description: Option<Regex>,
 }
@@ -34,6 +35,7 @@ impl KindMap {
                     kind: r.kind,
                     class: compile(&r.class)?,
                     validator: compile(&r.validator)?,
+                    rule: compile(&r.rule)?,
                     title: compile(&r.title)?,
                     description: compile(&r.description)?,
                 })
@@ -59,6 +61,7 @@ impl KindMap {
             .find(|r| {
                 hit(&r.class, finding.class.as_deref())
                     && hit(&r.validator, finding.validator.as_deref())
+                    && hit(&r.rule, finding.rule.as_deref())
                     && hit(&r.title, Some(&finding.title))
                     && hit(&r.description, Some(&finding.description))
             })
@@ -83,6 +86,7 @@ mod tests {
             kind,
             class: class.map(Into::into),
             validator: None,
+            rule: None,
             title: title.map(Into::into),
             description: None,
         }

@@ -64,7 +64,7 @@ fn the_gate_with_its_private_keys_stripped_detects_within_five_points_of_the_bui
             };
             reports += 1;
             for finding in report["findings"].as_array().unwrap() {
-                for key in ["validator", "requirementId", "obligationId"] {
+                for key in ["validator", "rule", "requirementId", "obligationId"] {
                     assert!(finding.get(key).is_none(), "{}: {key} kept", trial.fixture);
                 }
             }

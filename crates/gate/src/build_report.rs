@@ -17,83 +17,15 @@ use gatebench_report::{
 /// What every finding of this crate's gates is attributed to.
 pub const SOURCE: &str = "gatebench-gate";
 
-/// A finding on its way into the report, with its validator id as text (the legacy checker's ids
-/// are not `ValidatorId`s).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Item {
-    pub validator: String,
-    pub severity: u8,
-    pub class: &'static str,
-    pub title: String,
-    pub description: String,
-    pub path: Option<String>,
-    pub line: Option<u64>,
-    pub end_line: Option<u64>,
-    pub requirement_id: Option<String>,
-    pub obligation_id: Option<String>,
-}
-
-impl From<GateFinding> for Item {
-    fn from(finding: GateFinding) -> Item {
-        Item {
-            validator: finding.validator.as_str().to_owned(),
-            severity: finding.severity,
-            class: finding.class.as_str(),
-            title: finding.title,
-            description: finding.description,
-            path: finding.path,
-            line: finding.line,
-            end_line: finding.end_line,
-            requirement_id: finding.requirement_id,
-            obligation_id: finding.obligation_id,
-        }
-    }
-}
-
-impl Item {
-    /// A finding of a check that is not a `ValidatorId` (the verification loop's), without location.
-    pub fn new(
-        validator: &str,
-        severity: u8,
-        class: &'static str,
-        title: impl Into<String>,
-        description: impl Into<String>,
-    ) -> Item {
-        Item {
-            validator: validator.to_owned(),
-            severity,
-            class,
-            title: title.into(),
-            description: description.into(),
-            path: None,
-            line: None,
-            end_line: None,
-            requirement_id: None,
-            obligation_id: None,
-        }
-    }
-
-    /// Locates the finding at `path` (a repository path), optionally at a line.
-    pub fn at(mut self, path: impl Into<String>, line: Option<u64>) -> Item {
-        self.path = Some(path.into());
-        self.line = line;
-        self
-    }
-
-    /// Names the requirement the finding is about.
-    pub fn requirement(mut self, id: &str) -> Item {
-        self.requirement_id = Some(id.to_owned());
-        self
-    }
-
+impl GateFinding {
     /// Most severe first, then by place, then by content: the same input gives the same order.
-    fn report_order(&self, other: &Item) -> Ordering {
+    fn report_order(&self, other: &GateFinding) -> Ordering {
         other
             .severity
             .cmp(&self.severity)
             .then_with(|| self.path.cmp(&other.path))
             .then_with(|| self.line.cmp(&other.line))
-            .then_with(|| self.validator.cmp(&other.validator))
+            .then_with(|| self.validator.cmp(other.validator))
             .then_with(|| self.requirement_id.cmp(&other.requirement_id))
             .then_with(|| self.obligation_id.cmp(&other.obligation_id))
             .then_with(|| self.title.cmp(&other.title))
@@ -156,7 +88,7 @@ pub fn scope_in_mode(repo: &RepoView, base_ref: &str, mode: Option<ScopeMode>) -
 }
 
 /// The report of a run that judged the repository: `pass` without findings, `issues-found` with.
-pub fn judged(items: Vec<Item>, scope: Scope, groups: &[SkillGroup]) -> Report {
+pub fn judged(items: Vec<GateFinding>, scope: Scope, groups: &[SkillGroup]) -> Report {
     let result = if items.iter().all(|item| item.severity <= WARNING_MAX) {
         OverallResult::Pass
     } else {
@@ -167,8 +99,8 @@ pub fn judged(items: Vec<Item>, scope: Scope, groups: &[SkillGroup]) -> Report {
         .map(|group| {
             let mut failed: BTreeMap<&str, usize> = BTreeMap::new();
             for item in items.iter().filter(|item| item.severity > WARNING_MAX) {
-                if group.validators.contains(&item.validator.as_str()) {
-                    *failed.entry(item.validator.as_str()).or_default() += 1;
+                if group.validators.contains(&item.validator) {
+                    *failed.entry(item.validator).or_default() += 1;
                 }
             }
             let count = group.validators.len();
@@ -208,7 +140,7 @@ pub fn judged(items: Vec<Item>, scope: Scope, groups: &[SkillGroup]) -> Report {
 }
 
 /// The report of a run that could not judge anything (e.g. no feature folder).
-pub fn blocked(items: Vec<Item>, scope: Scope, groups: &[SkillGroup], why: &str) -> Report {
+pub fn blocked(items: Vec<GateFinding>, scope: Scope, groups: &[SkillGroup], why: &str) -> Report {
     let skill_results = groups
         .iter()
         .map(|group| SkillResult {
@@ -293,12 +225,12 @@ pub(crate) fn assemble(
     status: Status,
     result: OverallResult,
     error: Option<ReportError>,
-    mut items: Vec<Item>,
+    mut items: Vec<GateFinding>,
     scope: Scope,
     triage: Triage,
     skill_results: Vec<SkillResult>,
 ) -> Report {
-    items.sort_by(Item::report_order);
+    items.sort_by(GateFinding::report_order);
     items.dedup();
     let mut seen = BTreeSet::new();
     items.retain(|item| seen.insert(item.clone().key()));
@@ -342,18 +274,19 @@ pub(crate) fn assemble(
     }
 }
 
-impl Item {
+/// What tells two findings apart: check, path, line, title, requirement, obligation.
+type FindingKey = (
+    &'static str,
+    Option<String>,
+    Option<u64>,
+    String,
+    Option<String>,
+    Option<String>,
+);
+
+impl GateFinding {
     /// Two items that say the same thing about the same place are one finding.
-    fn key(
-        self,
-    ) -> (
-        String,
-        Option<String>,
-        Option<u64>,
-        String,
-        Option<String>,
-        Option<String>,
-    ) {
+    fn key(self) -> FindingKey {
         (
             self.validator,
             self.path,
@@ -365,7 +298,7 @@ impl Item {
     }
 }
 
-fn to_finding(item: &Item) -> Finding {
+fn to_finding(item: &GateFinding) -> Finding {
     Finding {
         title: item.title.clone(),
         severity: item.severity,
@@ -375,10 +308,11 @@ fn to_finding(item: &Item) -> Finding {
             path: path.clone(),
             line: item.line,
         }),
-        validator: Some(item.validator.clone()),
+        validator: Some(item.validator.to_owned()),
+        rule: item.rule.map(|rule| rule.id()),
         requirement_id: item.requirement_id.clone(),
         obligation_id: item.obligation_id.clone(),
-        class: Some(item.class.to_owned()),
+        class: Some(item.class.as_str().to_owned()),
         extra: BTreeMap::new(),
     }
 }

@@ -7,8 +7,10 @@ use std::path::Path;
 use regex::Regex;
 use serde_json::Value;
 
-use crate::build_report::{self, Item, SkillGroup};
+use crate::build_report::{self, SkillGroup};
+use crate::check::Class;
 use crate::context::hash_matches;
+use crate::finding::GateFinding;
 use crate::repo::{is_plain_relative, RepoView};
 use crate::GateOptions;
 use gatebench_gittree::LEDGER_DIR;
@@ -29,25 +31,14 @@ fn groups() -> Vec<SkillGroup> {
 }
 
 fn item(
-    validator: &str,
-    class: &'static str,
+    validator: &'static str,
+    class: Class,
     title: String,
     description: String,
     path: &str,
     line: Option<u64>,
-) -> Item {
-    Item {
-        validator: validator.to_owned(),
-        severity: 9,
-        class,
-        title,
-        description,
-        path: Some(path.to_owned()),
-        line,
-        end_line: None,
-        requirement_id: None,
-        obligation_id: None,
-    }
+) -> GateFinding {
+    GateFinding::legacy(validator, class, title, description).at(path, line)
 }
 
 /// Runs the legacy checker on the repository whose work tree is `repo_dir`.
@@ -64,20 +55,12 @@ pub fn run_legacy(repo_dir: &Path, options: &GateOptions) -> Report {
         .filter(|name| repo.is_dir(&format!("{LEDGER_DIR}/{name}")))
         .collect();
     if features.is_empty() {
-        let blocked = Item {
-            validator: ARTIFACTS.to_owned(),
-            severity: 9,
-            class: "plan-completeness",
-            title: "no feature folder to check".to_owned(),
-            description: "The repository has no specs/<feature>/ folder: there are no artifacts \
-                          to check."
-                .to_owned(),
-            path: None,
-            line: None,
-            end_line: None,
-            requirement_id: None,
-            obligation_id: None,
-        };
+        let blocked = GateFinding::legacy(
+            ARTIFACTS,
+            Class::PlanCompleteness,
+            "no feature folder to check",
+            "The repository has no specs/<feature>/ folder: there are no artifacts to check.",
+        );
         return build_report::blocked(
             vec![blocked],
             scope,
@@ -92,7 +75,7 @@ pub fn run_legacy(repo_dir: &Path, options: &GateOptions) -> Report {
     build_report::judged(items, scope, &groups)
 }
 
-fn check_feature(repo: &RepoView, dir: &str) -> Vec<Item> {
+fn check_feature(repo: &RepoView, dir: &str) -> Vec<GateFinding> {
     let mut items = Vec::new();
     let mut documents = Vec::new();
     for artifact in ["spec.md", "plan.md", "requirements.json"] {
@@ -102,7 +85,7 @@ fn check_feature(repo: &RepoView, dir: &str) -> Vec<Item> {
         } else {
             items.push(item(
                 ARTIFACTS,
-                "plan-completeness",
+                Class::PlanCompleteness,
                 format!("{artifact} is missing"),
                 format!("{path} does not exist. Write it."),
                 &path,
@@ -120,7 +103,7 @@ fn check_feature(repo: &RepoView, dir: &str) -> Vec<Item> {
         let path = format!("{dir}/tasks");
         items.push(item(
             ARTIFACTS,
-            "plan-completeness",
+            Class::PlanCompleteness,
             "there are no tasks".to_owned(),
             format!("{path}/ is missing or empty. Write the tasks."),
             &path,
@@ -144,7 +127,7 @@ fn check_feature(repo: &RepoView, dir: &str) -> Vec<Item> {
             if let Some(first) = hits.first() {
                 items.push(item(
                     PLACEHOLDERS,
-                    "plan-completeness",
+                    Class::PlanCompleteness,
                     format!("{path} holds placeholder text"),
                     format!(
                         "{path} has TODO, TBD or `{{{{` on {} line(s), first on line {first}. \
@@ -166,7 +149,7 @@ fn check_feature(repo: &RepoView, dir: &str) -> Vec<Item> {
         let path = format!("{dir}/verify-report.md");
         items.push(item(
             REPORT_PASS,
-            "test-failure",
+            Class::TestFailure,
             "no report says PASS".to_owned(),
             format!(
                 "Neither {path} nor {dir}/test-report.md exists and contains PASS. Verify and \
@@ -188,7 +171,7 @@ fn check_feature(repo: &RepoView, dir: &str) -> Vec<Item> {
         let path = format!("{dir}/receipts/tests");
         items.push(item(
             EXIT_CODES,
-            "test-failure",
+            Class::TestFailure,
             "there is no test evidence".to_owned(),
             format!("{path}/ holds no test receipt: no command was shown to pass. Run the tests and record a receipt."),
             &path,
@@ -201,7 +184,7 @@ fn check_feature(repo: &RepoView, dir: &str) -> Vec<Item> {
     items
 }
 
-fn check_receipt(repo: &RepoView, dir: &str, path: &str) -> Vec<Item> {
+fn check_receipt(repo: &RepoView, dir: &str, path: &str) -> Vec<GateFinding> {
     let mut items = Vec::new();
     let receipt: Option<Value> = repo
         .read(path)
@@ -209,7 +192,7 @@ fn check_receipt(repo: &RepoView, dir: &str, path: &str) -> Vec<Item> {
     let Some(receipt) = receipt else {
         items.push(item(
             EXIT_CODES,
-            "test-failure",
+            Class::TestFailure,
             format!("{path} is not JSON"),
             format!("{path} does not parse as JSON, so its exit code and log cannot be checked."),
             path,
@@ -220,7 +203,7 @@ fn check_receipt(repo: &RepoView, dir: &str, path: &str) -> Vec<Item> {
     if receipt.get("exit_code").and_then(Value::as_i64) != Some(0) {
         items.push(item(
             EXIT_CODES,
-            "test-failure",
+            Class::TestFailure,
             format!("{path} does not record exit code 0"),
             format!(
                 "{path} records exit_code {}; the tests did not pass.",
@@ -247,7 +230,7 @@ fn check_receipt(repo: &RepoView, dir: &str, path: &str) -> Vec<Item> {
     if !backed {
         items.push(item(
             LOG_HASHES,
-            "test-failure",
+            Class::TestFailure,
             format!("{path} is not backed by its log"),
             format!(
                 "{path}: the log {} is missing or its sha256 is not {}.",

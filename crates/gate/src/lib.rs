@@ -5,6 +5,7 @@
 //! depend on the harness, so neither can see a fixture or an expectation.
 
 pub mod build_report;
+pub mod check;
 pub mod context;
 pub mod fault;
 pub mod finding;
@@ -25,7 +26,7 @@ mod tests;
 #[cfg(test)]
 pub(crate) mod testutil;
 
-pub use finding::ValidatorId;
+pub use check::{Check, Rule};
 pub use options::GateOptions;
 pub use run::{run_gate, run_gate_in_scope};
 pub use scope::ScopeMode;

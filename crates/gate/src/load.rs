@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::de::DeserializeOwned;
 
-use crate::finding::{GateFinding, ValidatorId};
+use crate::check::rules::*;
+use crate::finding::GateFinding;
 use crate::ledger::{
     ApprovalReceipt, ConvergenceReport, EvaluationReceipt, ImplementationReceipt, LedgerFinding,
     PipelineState, Requirements, ReviewReceipt, TaskFrontMatter, TaskState, TestReceipt,
@@ -161,7 +162,7 @@ pub fn load_feature(repo: &RepoView, name: &str) -> (FeatureLedger, Vec<GateFind
                 if front.id != stem {
                     findings.push(
                         GateFinding::new(
-                            ValidatorId::LedgerSchema,
+                            ledger_schema::MISNAMED,
                             format!("task file {file_name} declares id {}", front.id),
                             format!(
                                 "{path} declares `id: {}`, but a task's file name must be its id. \
@@ -197,7 +198,7 @@ pub fn load_feature(repo: &RepoView, name: &str) -> (FeatureLedger, Vec<GateFind
             if repo.is_file(&path) {
                 findings.push(
                     GateFinding::new(
-                        ValidatorId::LedgerSchema,
+                        ledger_schema::MISNAMED,
                         format!("task-states/{file_name} is not named <task>.state.json"),
                         format!(
                             "{path} is in task-states/ but is not named `<task id>.state.json`, \
@@ -214,7 +215,7 @@ pub fn load_feature(repo: &RepoView, name: &str) -> (FeatureLedger, Vec<GateFind
             if state.value.task_id != stem {
                 findings.push(
                     GateFinding::new(
-                        ValidatorId::LedgerSchema,
+                        ledger_schema::MISNAMED,
                         format!("task state {file_name} names task {}", state.value.task_id),
                         format!(
                             "{path} has `task_id` {}, but a task state's file name must be its \
@@ -252,7 +253,7 @@ pub fn load_feature(repo: &RepoView, name: &str) -> (FeatureLedger, Vec<GateFind
 
 fn missing(path: &str) -> GateFinding {
     GateFinding::new(
-        ValidatorId::LedgerSchema,
+        ledger_schema::FILE_MISSING,
         format!("{path} is missing"),
         format!(
             "{path} is a required ledger file (docs/LEDGER.md) and does not exist in the work \
@@ -273,7 +274,7 @@ pub fn read_text(repo: &RepoView, path: &str, findings: &mut Vec<GateFinding>) -
         Err(error) => {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::LedgerSchema,
+                    ledger_schema::MALFORMED,
                     format!("{path} is not UTF-8 text"),
                     format!(
                         "{path} is not valid UTF-8 (byte {}); ledger files are UTF-8 JSON, \
@@ -373,7 +374,7 @@ pub fn parse_fragment<T: DeserializeOwned>(
         .map(|path| {
             let key = path.rsplit('.').next().unwrap_or(path);
             GateFinding::new(
-                ValidatorId::LedgerSchema,
+                ledger_schema::UNKNOWN_KEY,
                 format!("{} has an unknown key `{path}`", file.path),
                 format!(
                     "{}: `{path}` is not a key of this file's contract (docs/LEDGER.md); the \
@@ -394,7 +395,7 @@ pub fn parse_fragment<T: DeserializeOwned>(
 
 fn schema_error(file: &TextFile, error: &serde_json::Error) -> GateFinding {
     GateFinding::new(
-        ValidatorId::LedgerSchema,
+        ledger_schema::MALFORMED,
         format!("{} does not match its schema", file.path),
         format!(
             "{} line {}, column {}: {}. Fix the file so that it matches its contract in \
@@ -414,7 +415,7 @@ fn check_version<T: Versioned>(file: &TextFile, value: T) -> Result<T, Box<GateF
     }
     Err(Box::new(
         GateFinding::new(
-            ValidatorId::LedgerSchema,
+            ledger_schema::MALFORMED,
             format!(
                 "{} has schema_version {}",
                 file.path,
@@ -445,7 +446,7 @@ pub fn parse_front_matter(file: &TextFile) -> Result<(TaskFrontMatter, u64), Box
     let no_front_matter = || {
         Box::new(
             GateFinding::new(
-                ValidatorId::LedgerSchema,
+                ledger_schema::MALFORMED,
                 format!("{} has no front matter", file.path),
                 format!(
                     "{} must open with YAML front matter between two `---` lines (id, title, \
@@ -484,7 +485,7 @@ pub fn parse_front_matter(file: &TextFile) -> Result<(TaskFrontMatter, u64), Box
                 .unwrap_or((1, 0));
             Err(Box::new(
                 GateFinding::new(
-                    ValidatorId::LedgerSchema,
+                    ledger_schema::MALFORMED,
                     format!("{} front matter does not match its schema", file.path),
                     format!(
                         "{} line {line}, column {column}: {}. Fix the front matter so that it \
@@ -515,7 +516,7 @@ pub fn duplicate_key_findings(file: &TextFile) -> Vec<GateFinding> {
         .into_iter()
         .map(|(key, line)| {
             GateFinding::new(
-                ValidatorId::LedgerSchema,
+                ledger_schema::MALFORMED,
                 format!("{} gives the key `{key}` twice", file.path),
                 format!(
                     "{} line {line} repeats the key `{key}` of the same object: a JSON parser \

@@ -1,9 +1,9 @@
 //! The Loom part of the gate: every validator over every feature ledger of a repository. The plain
 //! gate reports these findings; the verification loop runs them as its V4 dimension.
 
-use crate::build_report::Item;
+use crate::check::rules::*;
 use crate::context::Context;
-use crate::finding::{GateFinding, ValidatorId};
+use crate::finding::GateFinding;
 use crate::load::{discover_features, load_feature, FeatureLedger};
 use crate::repo::RepoView;
 use crate::validators::{
@@ -14,16 +14,16 @@ use crate::workflow;
 /// Every validator over every feature ledger of the repository (the Loom validators, the detail
 /// ledger and the pipeline configuration). `Err` holds the one finding of a repository without
 /// any feature ledger: there is nothing to judge.
-pub fn loom_findings(repo: &RepoView) -> Result<Vec<Item>, Box<Item>> {
+pub fn loom_findings(repo: &RepoView) -> Result<Vec<GateFinding>, Box<GateFinding>> {
     let names = discover_features(repo);
     if names.is_empty() {
         let finding = GateFinding::new(
-            ValidatorId::LedgerSchema,
+            ledger_schema::NO_LEDGER,
             "no feature ledger to judge",
             "The repository has no specs/<feature>/requirements.json, so there is no requirement, \
              task or evidence the gate could check. Write the feature's ledger (docs/LEDGER.md).",
         );
-        return Err(Box::new(Item::from(finding)));
+        return Err(Box::new(finding));
     }
     let (workflow, mut findings) = workflow::load_workflow(repo);
     let ctx = Context {
@@ -39,7 +39,7 @@ pub fn loom_findings(repo: &RepoView) -> Result<Vec<Item>, Box<Item>> {
     }
     findings.extend(ownership::diff_within_ownership(repo, &features));
     findings.extend(computed::unrequested_public_symbols(repo, &features));
-    Ok(findings.into_iter().map(Item::from).collect())
+    Ok(findings)
 }
 
 /// Every per-feature validator; all of them run, whatever the workflow declares.

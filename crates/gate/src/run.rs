@@ -5,7 +5,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
 use crate::build_report::{self, SkillGroup};
-use crate::finding::ValidatorId;
+use crate::check::{Check, Group};
 use crate::loom::loom_findings;
 use crate::options::GateOptions;
 use crate::repo::{EnvError, RepoView};
@@ -16,27 +16,27 @@ use gatebench_report::Report;
 
 /// The check groups of the reference gate, as reported in `skillResults` and `triage`.
 pub fn skill_groups() -> Vec<SkillGroup> {
-    let names = |ids: &[ValidatorId]| ids.iter().map(|id| id.as_str()).collect();
+    let names = |group| Check::in_group(group).map(Check::as_str).collect();
     vec![
         SkillGroup {
             skill: "loom-validators",
             reason: "the 14 required validators of seed 004 9.2 always run, whatever the workflow declares",
-            validators: names(&ValidatorId::REQUIRED),
+            validators: names(Group::Required),
         },
         SkillGroup {
             skill: "detail-ledger",
             reason: "feature folders hold requirements.json: the detail ledger is checked",
-            validators: names(&ValidatorId::LEDGER),
+            validators: names(Group::Ledger),
         },
         SkillGroup {
             skill: "pipeline-config",
             reason: "the workflow declaration and the worktree claim are always checked",
-            validators: names(&ValidatorId::PIPELINE),
+            validators: names(Group::Pipeline),
         },
         SkillGroup {
             skill: "independent-checks",
             reason: "self-reported convergence and test results are recomputed from the diff, the code and the logs",
-            validators: names(&ValidatorId::INDEPENDENT),
+            validators: names(Group::Independent),
         },
     ]
 }

@@ -5,7 +5,9 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use crate::finding::{GateFinding, ValidatorId};
+use crate::check::rules::*;
+use crate::check::{Check, Group};
+use crate::finding::GateFinding;
 use crate::ledger::Workflow;
 use crate::load::{quoted, FeatureLedger, TextFile};
 use crate::repo::RepoView;
@@ -80,7 +82,7 @@ pub fn load_workflow(repo: &RepoView) -> (Workflow, Vec<GateFinding>) {
         Err((message, position)) => {
             let (line, column) = position.unwrap_or((1, 0));
             let finding = GateFinding::new(
-                ValidatorId::WorkflowDrift,
+                workflow_drift::UNPARSABLE,
                 format!("{WORKFLOW_PATH} does not parse"),
                 format!(
                     "{WORKFLOW_PATH} line {line}, column {column}: {message}. The gate applied \
@@ -106,11 +108,11 @@ fn drift(workflow: &Workflow, text: &TextFile) -> Vec<GateFinding> {
         .iter()
         .flat_map(|step| step.validators.iter().map(String::as_str))
         .collect();
-    for required in ValidatorId::REQUIRED {
+    for required in Check::in_group(Group::Required) {
         if !declared.contains(required.as_str()) {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::WorkflowDrift,
+                    workflow_drift::UNDECLARED,
                     format!("the workflow does not declare {}", required.as_str()),
                     format!(
                         "{WORKFLOW_PATH} declares {} in no step, but it is one of the 14 \
@@ -128,7 +130,7 @@ fn drift(workflow: &Workflow, text: &TextFile) -> Vec<GateFinding> {
         if !step_ids.insert(step.id.as_str()) {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::WorkflowDrift,
+                    workflow_drift::STEP_TWICE,
                     format!("the workflow declares step {} twice", step.id),
                     format!(
                         "{WORKFLOW_PATH} has two steps with id {}; step ids are unique.",
@@ -139,10 +141,10 @@ fn drift(workflow: &Workflow, text: &TextFile) -> Vec<GateFinding> {
             );
         }
         for name in &step.validators {
-            if ValidatorId::from_name(name).is_none() {
+            if Check::validator(name).is_none() {
                 findings.push(
                     GateFinding::new(
-                        ValidatorId::WorkflowDrift,
+                        workflow_drift::UNKNOWN_VALIDATOR,
                         format!("the workflow names unknown validator {name}"),
                         format!(
                             "Step {} of {WORKFLOW_PATH} declares `{name}`, which no validator \
@@ -164,7 +166,7 @@ fn schema_drift(repo: &RepoView, workflow: &Workflow) -> Vec<GateFinding> {
     let regenerate = "Regenerate it with `gatebench workflow-schema` and commit both files.";
     let Some(bytes) = repo.read(SCHEMA_PATH) else {
         return vec![GateFinding::new(
-            ValidatorId::WorkflowDrift,
+            workflow_drift::SCHEMA,
             format!("{SCHEMA_PATH} is missing"),
             format!("{WORKFLOW_PATH} exists but its generated schema {SCHEMA_PATH} does not. {regenerate}"),
         )
@@ -172,7 +174,7 @@ fn schema_drift(repo: &RepoView, workflow: &Workflow) -> Vec<GateFinding> {
     };
     match serde_json::from_slice::<Value>(&bytes) {
         Err(error) => vec![GateFinding::new(
-            ValidatorId::WorkflowDrift,
+            workflow_drift::SCHEMA,
             format!("{SCHEMA_PATH} is not JSON"),
             format!(
                 "{SCHEMA_PATH} line {}, column {}: {error}. {regenerate}",
@@ -182,7 +184,7 @@ fn schema_drift(repo: &RepoView, workflow: &Workflow) -> Vec<GateFinding> {
         )
         .at(SCHEMA_PATH, Some(error.line().max(1) as u64))],
         Ok(committed) if committed != schema_of(workflow) => vec![GateFinding::new(
-            ValidatorId::WorkflowDrift,
+            workflow_drift::SCHEMA,
             format!("{SCHEMA_PATH} drifted from {WORKFLOW_PATH}"),
             format!(
                 "{SCHEMA_PATH} is not what `gatebench workflow-schema` generates from \
@@ -205,7 +207,7 @@ pub fn current_step_declared(workflow: &Workflow, feature: &FeatureLedger) -> Ve
     }
     let known: Vec<&str> = workflow.steps.iter().map(|s| s.id.as_str()).collect();
     vec![GateFinding::new(
-        ValidatorId::WorkflowDrift,
+        workflow_drift::UNDECLARED_STEP,
         format!("pipeline is at undeclared step {step}"),
         format!(
             "{} says `current_step` {step}, but the workflow declares only [{}]. Record a \

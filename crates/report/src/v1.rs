@@ -82,6 +82,11 @@ pub struct Finding {
     /// gatebench extension: the validator (check) id that raised the finding.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub validator: Option<String>,
+    /// gatebench extension: the rule of the check that raised the finding,
+    /// `<validator>/<rule>` (e.g. `task-handoffs-pass/review-failed`); a verifier's mapping onto
+    /// the omission taxonomy can match it exactly instead of matching titles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
     /// gatebench extension: the requirement the finding is about.
     #[serde(
         rename = "requirementId",

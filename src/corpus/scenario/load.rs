@@ -387,13 +387,19 @@ fn check_command(c: &CommandSpec) -> std::result::Result<(), (&'static str, Stri
         }
     }
     for rule in &c.kinds {
-        let patterns = [&rule.class, &rule.validator, &rule.title, &rule.description];
+        let patterns = [
+            &rule.class,
+            &rule.validator,
+            &rule.rule,
+            &rule.title,
+            &rule.description,
+        ];
         if patterns.iter().all(|p| p.is_none()) {
             return Err((
                 "kind",
                 rule.kind.as_str().into(),
                 format!(
-                    "the `kinds` rule for `{}` needs at least one of class, validator, title, description",
+                    "the `kinds` rule for `{}` needs at least one of class, validator, rule, title, description",
                     rule.kind.as_str()
                 ),
             ));

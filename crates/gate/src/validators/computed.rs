@@ -7,8 +7,9 @@ use std::sync::OnceLock;
 use globset::{GlobBuilder, GlobSetBuilder};
 use regex::Regex;
 
+use crate::check::rules::*;
 use crate::context::live_obligations;
-use crate::finding::{GateFinding, ValidatorId};
+use crate::finding::GateFinding;
 use crate::load::FeatureLedger;
 use crate::repo::{ChangeStatus, RepoView};
 use crate::validators::refs::{parse_reference, Target};
@@ -266,7 +267,7 @@ pub fn obligation_implemented(repo: &RepoView, feature: &FeatureLedger) -> Vec<G
             };
             if let Some((line, why)) = stub_in(language, text, start, end) {
                 let mut finding = GateFinding::new(
-                    ValidatorId::ObligationImplemented,
+                    obligation_implemented::STUB,
                     format!("{} points at a stub ({why})", obligation.id),
                     format!(
                         "{} of {} cites {code_ref}, and line {line} of {path} is a stub ({why}): \
@@ -329,41 +330,8 @@ pub fn unrequested_public_symbols(repo: &RepoView, features: &[FeatureLedger]) -
         }
     }
     let scope = scope.build().unwrap_or_else(|_| globset::GlobSet::empty());
-    // The text of every cited line range, to find symbols the requested code uses.
-    let mut cited_text = String::new();
-    for entry in &covered {
-        let Some(bytes) = repo.read(&entry.path) else {
-            continue;
-        };
-        let Ok(text) = std::str::from_utf8(&bytes) else {
-            continue;
-        };
-        if let Target::Lines(start, end) = entry.target {
-            for line in text
-                .lines()
-                .skip(start.saturating_sub(1) as usize)
-                .take((end + 1).saturating_sub(start) as usize)
-            {
-                cited_text.push_str(line);
-                cited_text.push('\n');
-            }
-        }
-    }
-    // The changed source files (outside the ledger and test code) with their text.
-    let sources: Vec<(&str, Language, String)> = repo
-        .changes
-        .iter()
-        .filter(|change| {
-            change.status != ChangeStatus::Deleted
-                && !in_ledger(&change.path)
-                && !is_test_path(&change.path)
-        })
-        .filter_map(|change| {
-            let language = language_of(&change.path)?;
-            let text = String::from_utf8(repo.read(&change.path)?.into_owned()).ok()?;
-            Some((change.path.as_str(), language, text))
-        })
-        .collect();
+    let cited_text = cited_text(repo, &covered);
+    let sources = changed_sources(repo);
     let mut findings = Vec::new();
     for (path, language, text) in &sources {
         if scope.is_match(path) {
@@ -384,18 +352,7 @@ pub fn unrequested_public_symbols(repo: &RepoView, features: &[FeatureLedger]) -
             if before.contains(&symbol.name) {
                 continue;
             }
-            let cited = covered.iter().any(|entry| {
-                entry.path == path
-                    && match &entry.target {
-                        Target::File => true,
-                        Target::Lines(start, end) => {
-                            *start <= symbol.end_line && symbol.line <= *end
-                        }
-                        Target::Symbol(name) => {
-                            name.rsplit("::").next().unwrap_or(name) == symbol.name
-                        }
-                    }
-            });
+            let cited = is_cited(&covered, path, &symbol);
             // Used by cited code, or by other changed source code (outside its own definition):
             // a helper of requested code, not an API of its own.
             let used = contains_word(&cited_text, &symbol.name)
@@ -414,7 +371,7 @@ pub fn unrequested_public_symbols(repo: &RepoView, features: &[FeatureLedger]) -
                 continue;
             }
             let mut finding = GateFinding::new(
-                ValidatorId::UnrequestedPublicSymbol,
+                unrequested_public_symbol::SYMBOL,
                 format!("unrequested public symbol {} in {}", symbol.name, path),
                 format!(
                     "{} adds the public symbol `{}` (line {}), but no obligation's code ref covers \
@@ -430,6 +387,59 @@ pub fn unrequested_public_symbols(repo: &RepoView, features: &[FeatureLedger]) -
         }
     }
     findings
+}
+
+/// The text of every cited line range, to find symbols the requested code uses.
+fn cited_text(repo: &RepoView, covered: &[Covered]) -> String {
+    let mut cited_text = String::new();
+    for entry in covered {
+        let Some(bytes) = repo.read(&entry.path) else {
+            continue;
+        };
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            continue;
+        };
+        if let Target::Lines(start, end) = entry.target {
+            for line in text
+                .lines()
+                .skip(start.saturating_sub(1) as usize)
+                .take((end + 1).saturating_sub(start) as usize)
+            {
+                cited_text.push_str(line);
+                cited_text.push('\n');
+            }
+        }
+    }
+    cited_text
+}
+
+/// The changed source files (outside the ledger and test code) with their text.
+fn changed_sources(repo: &RepoView) -> Vec<(&str, Language, String)> {
+    repo.changes
+        .iter()
+        .filter(|change| {
+            change.status != ChangeStatus::Deleted
+                && !in_ledger(&change.path)
+                && !is_test_path(&change.path)
+        })
+        .filter_map(|change| {
+            let language = language_of(&change.path)?;
+            let text = String::from_utf8(repo.read(&change.path)?.into_owned()).ok()?;
+            Some((change.path.as_str(), language, text))
+        })
+        .collect()
+}
+
+/// Whether an obligation's code ref covers `symbol` of `path`.
+fn is_cited(covered: &[Covered], path: &str, symbol: &Symbol) -> bool {
+    covered.iter().any(|entry| {
+        entry.path == path
+            && match &entry.target {
+                Target::File => true,
+                Target::Lines(start, end) => *start <= symbol.end_line && symbol.line <= *end,
+                Target::Symbol(name) => name.rsplit("::").next().unwrap_or(name) == symbol.name,
+            }
+    })
 }
 
 /// Whether `word` occurs in `text` as a whole identifier.

@@ -3,10 +3,13 @@
 
 use std::collections::BTreeMap;
 
+use crate::check::rules::*;
 use crate::context::{live_obligations, Context};
-use crate::finding::{GateFinding, ValidatorId};
-use crate::ledger::{Classification, FindingStatus, LedgerFinding, ReceiptFinding, TestResult};
-use crate::load::{feature_relative, quoted, FeatureLedger};
+use crate::finding::GateFinding;
+use crate::ledger::{
+    Classification, ConvergenceReport, FindingStatus, LedgerFinding, ReceiptFinding, TestResult,
+};
+use crate::load::{feature_relative, quoted, FeatureLedger, Parsed};
 use crate::repo::is_plain_relative;
 
 /// `convergence-pass`: the convergence report judges the current source tree, classifies every
@@ -20,7 +23,7 @@ pub fn convergence_pass(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
     if report.value.git_tree != ctx.repo.source_tree {
         findings.push(
             GateFinding::new(
-                ValidatorId::ConvergencePass,
+                convergence_pass::OLD_TREE,
                 "the convergence report judges an old source tree".to_owned(),
                 format!(
                     "{} classifies source tree {}, but the current one is {}: the code changed \
@@ -31,6 +34,54 @@ pub fn convergence_pass(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
             .at(&file.path, file.line_of("\"git_tree\"")),
         );
     }
+    findings.extend(classifications(report, feature));
+    for unrequested in &report.value.unrequested {
+        if unrequested.approved {
+            continue;
+        }
+        let finding = GateFinding::new(
+            convergence_pass::UNREQUESTED_UNAPPROVED,
+            format!("unrequested change {} is not approved", unrequested.path),
+            format!(
+                "{} reports {} as unrequested ({}) and not approved: code that no requirement \
+                 asked for. Remove it, or approve it as a scope change.",
+                file.path, unrequested.path, unrequested.description
+            ),
+        );
+        let finding = if is_plain_relative(&unrequested.path) {
+            finding.at(&unrequested.path, None)
+        } else {
+            finding.at(&file.path, file.line_of(&quoted(&unrequested.path)))
+        };
+        findings.push(finding);
+    }
+    if !report.value.blocking_findings.is_empty() {
+        findings.push(
+            GateFinding::new(
+                convergence_pass::BLOCKING,
+                format!(
+                    "the convergence report lists {} blocking finding(s)",
+                    report.value.blocking_findings.len()
+                ),
+                format!(
+                    "{} lists blocking findings: convergence did not pass. Resolve them and \
+                     converge again.",
+                    file.path
+                ),
+            )
+            .at(&file.path, file.line_of("\"blocking_findings\"")),
+        );
+    }
+    findings
+}
+
+/// Every live obligation classified by the convergence report, and classified `implemented`.
+fn classifications(
+    report: &Parsed<ConvergenceReport>,
+    feature: &FeatureLedger,
+) -> Vec<GateFinding> {
+    let file = &report.file;
+    let mut findings = Vec::new();
     let classified: BTreeMap<&str, Classification> = report
         .value
         .obligations
@@ -42,7 +93,7 @@ pub fn convergence_pass(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
             match classified.get(obligation.id.as_str()) {
                 None => findings.push(
                     GateFinding::new(
-                        ValidatorId::ConvergencePass,
+                        convergence_pass::UNCLASSIFIED,
                         format!("convergence did not classify {}", obligation.id),
                         format!(
                             "{} has no entry for {} of {}: convergence never judged whether it \
@@ -57,7 +108,11 @@ pub fn convergence_pass(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
                 Some(Classification::Implemented) => {}
                 Some(classification) => findings.push(
                     GateFinding::new(
-                        ValidatorId::ConvergencePass,
+                        match classification {
+                            Classification::Unrequested => convergence_pass::CLASSIFIED_UNREQUESTED,
+                            Classification::Unverifiable => convergence_pass::UNVERIFIABLE,
+                            _ => convergence_pass::NOT_IMPLEMENTED,
+                        },
                         format!(
                             "convergence classifies {} as {}",
                             obligation.id,
@@ -79,43 +134,6 @@ pub fn convergence_pass(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
             }
         }
     }
-    for unrequested in &report.value.unrequested {
-        if unrequested.approved {
-            continue;
-        }
-        let finding = GateFinding::new(
-            ValidatorId::ConvergencePass,
-            format!("unrequested change {} is not approved", unrequested.path),
-            format!(
-                "{} reports {} as unrequested ({}) and not approved: code that no requirement \
-                 asked for. Remove it, or approve it as a scope change.",
-                file.path, unrequested.path, unrequested.description
-            ),
-        );
-        let finding = if is_plain_relative(&unrequested.path) {
-            finding.at(&unrequested.path, None)
-        } else {
-            finding.at(&file.path, file.line_of(&quoted(&unrequested.path)))
-        };
-        findings.push(finding);
-    }
-    if !report.value.blocking_findings.is_empty() {
-        findings.push(
-            GateFinding::new(
-                ValidatorId::ConvergencePass,
-                format!(
-                    "the convergence report lists {} blocking finding(s)",
-                    report.value.blocking_findings.len()
-                ),
-                format!(
-                    "{} lists blocking findings: convergence did not pass. Resolve them and \
-                     converge again.",
-                    file.path
-                ),
-            )
-            .at(&file.path, file.line_of("\"blocking_findings\"")),
-        );
-    }
     findings
 }
 
@@ -129,8 +147,13 @@ pub fn no_blocking_findings(ctx: &Context, feature: &FeatureLedger) -> Vec<GateF
             continue;
         }
         let problem = match (value.status, value.closed_by.as_deref()) {
-            (FindingStatus::Open, _) => Some(("is open", finding.file.line_of("\"status\""))),
+            (FindingStatus::Open, _) => Some((
+                no_blocking_findings::OPEN,
+                "is open",
+                finding.file.line_of("\"status\""),
+            )),
             (FindingStatus::Closed, None) => Some((
+                no_blocking_findings::CLOSURE_UNPROVEN,
                 "is closed without `closed_by` evidence",
                 finding.file.line_of("\"status\""),
             )),
@@ -139,21 +162,23 @@ pub fn no_blocking_findings(ctx: &Context, feature: &FeatureLedger) -> Vec<GateF
                 if is_plain_relative(relative) && ctx.repo.is_file(&feature.path(relative)) {
                     (!closing_receipt_touches(feature, relative, value)).then(|| {
                         (
+                            no_blocking_findings::CLOSED_BY_UNRELATED,
                             "is closed by a receipt that is not about its obligation",
                             finding.file.line_of("\"closed_by\""),
                         )
                     })
                 } else {
                     Some((
+                        no_blocking_findings::CLOSURE_UNPROVEN,
                         "is closed by a receipt that does not exist",
                         finding.file.line_of("\"closed_by\""),
                     ))
                 }
             }
         };
-        if let Some((why, line)) = problem {
+        if let Some((rule, why, line)) = problem {
             let mut gate_finding = GateFinding::new(
-                ValidatorId::NoBlockingFindings,
+                rule,
                 format!("{} finding {} {why}", value.severity.as_str(), value.id),
                 format!(
                     "{} ({}, {}) {why}. A BLOCKER or HIGH finding must be closed with \
@@ -173,6 +198,13 @@ pub fn no_blocking_findings(ctx: &Context, feature: &FeatureLedger) -> Vec<GateF
             findings.push(gate_finding);
         }
     }
+    findings.extend(open_receipt_findings(feature));
+    findings
+}
+
+/// The open BLOCKER or HIGH findings that review and evaluation receipts carry.
+fn open_receipt_findings(feature: &FeatureLedger) -> Vec<GateFinding> {
+    let mut findings = Vec::new();
     let receipts = feature
         .reviews
         .values()
@@ -192,7 +224,7 @@ pub fn no_blocking_findings(ctx: &Context, feature: &FeatureLedger) -> Vec<GateF
             }
             let severity = receipt_finding.severity.as_str();
             let mut gate_finding = GateFinding::new(
-                ValidatorId::NoBlockingFindings,
+                no_blocking_findings::RECEIPT_OPEN,
                 format!("{} carries an open {severity} finding", file.path),
                 format!(
                     "{} reports a {severity} finding ({}) that is not closed. Fix it and record \

@@ -1,8 +1,10 @@
 //! The evidence validators: `obligation-evidence-closure`, `evidence-bound-to-current-tree`,
 //! `review-receipts-pass` and `approval-current`.
 
+use crate::check::rules::*;
+use crate::check::Class;
 use crate::context::{all_obligations, hash_matches, live_obligations, sha256_ref, Context};
-use crate::finding::{Class, GateFinding, ValidatorId};
+use crate::finding::GateFinding;
 use crate::ledger::{ObligationStatus, ReviewVerdict, TestReceipt, TestResult};
 use crate::load::{feature_relative, quoted, FeatureLedger, Parsed, Receipts};
 use crate::repo::is_plain_relative;
@@ -98,11 +100,8 @@ fn log_defect(ctx: &Context, feature: &FeatureLedger, receipt: &TestReceipt) -> 
     }
 }
 
-/// `obligation-evidence-closure`: every test receipt is sound on its own (exit 0, its log hashes
-/// to `log_sha256`, no obligation failed), and every live obligation is `passing` and covered by
-/// at least one receipt in its `evidence_receipts` that exists, binds the current source tree,
-/// exited 0, has a matching log and lists the obligation with result pass.
-pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
+/// Per test receipt: a failed command, a log that does not back it, a result other than pass.
+fn test_receipt_findings(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
     let mut findings = Vec::new();
     for (key, receipt) in &feature.tests {
         let Some(receipt) = receipt else { continue };
@@ -110,7 +109,7 @@ pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Ve
         if receipt.value.exit_code != 0 {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::ObligationEvidenceClosure,
+                    obligation_evidence_closure::FAILED_COMMAND,
                     format!("test receipt {key} records a failed command"),
                     format!(
                         "{} records `{}` exiting {}: the tests failed. Fix the failures and \
@@ -125,7 +124,7 @@ pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Ve
         if let Some(why) = log_defect(ctx, feature, &receipt.value) {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::ObligationEvidenceClosure,
+                    obligation_evidence_closure::LOG_MISMATCH,
                     format!("test receipt {key} is not backed by its log"),
                     format!(
                         "{}: {why}. The log is the evidence; re-run the command and record the \
@@ -140,7 +139,7 @@ pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Ve
             if tested.result != TestResult::Pass {
                 findings.push(
                     GateFinding::new(
-                        ValidatorId::ObligationEvidenceClosure,
+                        obligation_evidence_closure::RESULT_NOT_PASS,
                         format!(
                             "test receipt {key} records {} as {}",
                             tested.id,
@@ -161,6 +160,50 @@ pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Ve
             }
         }
     }
+    findings
+}
+
+/// Why the test receipt `key` an obligation lists does not show it passing on the current tree
+/// (empty when it does).
+fn listed_receipt_defects(
+    ctx: &Context,
+    feature: &FeatureLedger,
+    key: &str,
+    obligation_id: &str,
+) -> Vec<String> {
+    match feature.tests.get(key) {
+        None => vec![format!(
+            "{} is not a test receipt in receipts/tests/",
+            feature.path(key)
+        )],
+        Some(None) => vec!["it does not parse".to_owned()],
+        Some(Some(receipt)) => {
+            let mut why = receipt_defects(ctx, feature, &receipt.value);
+            match receipt
+                .value
+                .obligations
+                .iter()
+                .find(|t| t.id == obligation_id)
+            {
+                None => why.push(format!("it does not list {}", obligation_id)),
+                Some(tested) if tested.result != TestResult::Pass => why.push(format!(
+                    "it records {} as {}",
+                    obligation_id,
+                    tested.result.as_str()
+                )),
+                Some(_) => {}
+            }
+            why
+        }
+    }
+}
+
+/// `obligation-evidence-closure`: every test receipt is sound on its own (exit 0, its log hashes
+/// to `log_sha256`, no obligation failed), and every live obligation is `passing` and covered by
+/// at least one receipt in its `evidence_receipts` that exists, binds the current source tree,
+/// exited 0, has a matching log and lists the obligation with result pass.
+pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
+    let mut findings = test_receipt_findings(ctx, feature);
 
     let Some(requirements) = &feature.requirements else {
         return findings;
@@ -171,7 +214,7 @@ pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Ve
         if obligation.status != ObligationStatus::Passing {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::ObligationEvidenceClosure,
+                    obligation_evidence_closure::NOT_PASSING,
                     format!(
                         "obligation {} is {}",
                         obligation.id,
@@ -194,7 +237,7 @@ pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Ve
         if obligation.evidence_receipts.is_empty() {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::ObligationEvidenceClosure,
+                    obligation_evidence_closure::NO_EVIDENCE,
                     format!("obligation {} has no evidence", obligation.id),
                     format!(
                         "{} of {} lists no test receipt in `evidence_receipts`: nothing shows its \
@@ -212,31 +255,7 @@ pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Ve
         let mut covered = false;
         for listed in &obligation.evidence_receipts {
             let key = feature_relative(listed);
-            let why = match feature.tests.get(key) {
-                None => vec![format!(
-                    "{} is not a test receipt in receipts/tests/",
-                    feature.path(key)
-                )],
-                Some(None) => vec!["it does not parse".to_owned()],
-                Some(Some(receipt)) => {
-                    let mut why = receipt_defects(ctx, feature, &receipt.value);
-                    match receipt
-                        .value
-                        .obligations
-                        .iter()
-                        .find(|t| t.id == obligation.id)
-                    {
-                        None => why.push(format!("it does not list {}", obligation.id)),
-                        Some(tested) if tested.result != TestResult::Pass => why.push(format!(
-                            "it records {} as {}",
-                            obligation.id,
-                            tested.result.as_str()
-                        )),
-                        Some(_) => {}
-                    }
-                    why
-                }
-            };
+            let why = listed_receipt_defects(ctx, feature, key, &obligation.id);
             if why.is_empty() {
                 covered = true;
                 break;
@@ -246,7 +265,7 @@ pub fn obligation_evidence_closure(ctx: &Context, feature: &FeatureLedger) -> Ve
         if !covered {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::ObligationEvidenceClosure,
+                    obligation_evidence_closure::NO_CURRENT_EVIDENCE,
                     format!(
                         "obligation {} has no passing evidence for the current tree",
                         obligation.id
@@ -292,7 +311,7 @@ fn stale<T>(
         let why: Vec<&str> = defects.iter().map(|u| u.why.as_str()).collect();
         findings.push(
             GateFinding::new(
-                ValidatorId::EvidenceBoundToCurrentTree,
+                evidence_bound_to_current_tree::STALE,
                 format!("{kind} receipt {key} {}", first.title),
                 format!(
                     "{}: {}. The current source tree (the work tree without specs/) is {} and \
@@ -373,7 +392,7 @@ pub fn review_receipts_pass(ctx: &Context, feature: &FeatureLedger) -> Vec<GateF
             let path = feature.path(&format!("receipts/evaluations/{reviewer}.json"));
             findings.push(
                 GateFinding::new(
-                    ValidatorId::ReviewReceiptsPass,
+                    review_receipts_pass::NO_EVALUATION,
                     format!("required reviewer {reviewer} has no evaluation"),
                     format!(
                         "The workflow (or, for omission-hunter, seed 004 whatever the workflow \
@@ -394,7 +413,7 @@ pub fn review_receipts_pass(ctx: &Context, feature: &FeatureLedger) -> Vec<GateF
         if evaluation.value.verdict != ReviewVerdict::Pass {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::ReviewReceiptsPass,
+                    review_receipts_pass::EVALUATION_FAILED,
                     format!("evaluation {key} did not pass"),
                     format!(
                         "{} records verdict `{}` from {}. Address its findings and evaluate \
@@ -416,7 +435,7 @@ pub fn review_receipts_pass(ctx: &Context, feature: &FeatureLedger) -> Vec<GateF
         if review.value.verdict != ReviewVerdict::Pass {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::ReviewReceiptsPass,
+                    review_receipts_pass::REVIEW_FAILED,
                     format!("review {key} says fail"),
                     format!(
                         "{} records verdict `{}` from {} for task {}. Address its findings and \
@@ -440,16 +459,14 @@ const APPROVED_ARTIFACTS: [&str; 3] = ["spec.md", "requirements.json", "plan.md"
 /// The artifact analysis, approved with the others when it exists.
 const ANALYSIS: &str = "artifact-analysis.json";
 
-/// `approval-current`: approvals exist and cover spec.md, requirements.json and plan.md; every
-/// approved artifact still has the approved sha256; `spec_sha256` names the current spec.md; a
-/// superseded obligation names its replacement, a reason and an existing approval.
-pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
+/// No approval at all, or an artifact that must be approved and that no approval lists.
+fn unapproved_artifacts(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
     let mut findings = Vec::new();
     if feature.approvals.is_empty() {
         let path = feature.path("receipts/approvals");
         findings.push(
             GateFinding::new(
-                ValidatorId::ApprovalCurrent,
+                approval_current::NO_APPROVAL,
                 format!("feature {} has no approval", feature.name),
                 format!(
                     "{path}/ holds no approval receipt: spec.md, requirements.json and plan.md \
@@ -477,7 +494,7 @@ pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
             if !covered {
                 findings.push(
                     GateFinding::new(
-                        ValidatorId::ApprovalCurrent,
+                        approval_current::ARTIFACT_UNAPPROVED,
                         format!("{artifact} has no approval"),
                         format!(
                             "No approval receipt in {} lists {artifact} in its `artifacts`. Have \
@@ -490,6 +507,12 @@ pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
             }
         }
     }
+    findings
+}
+
+/// Per approved artifact: it still exists and still has the sha256 its approval recorded.
+fn changed_since_approval(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
+    let mut findings = Vec::new();
     for (key, approval) in &feature.approvals {
         let Some(approval) = approval else { continue };
         let stage = &approval.value.stage;
@@ -503,7 +526,7 @@ pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
             match content {
                 None => findings.push(
                     GateFinding::new(
-                        ValidatorId::ApprovalCurrent,
+                        approval_current::ARTIFACT_GONE,
                         format!("approved artifact {artifact} is missing"),
                         format!(
                             "{} approves {artifact}, which does not exist in {}. Restore the \
@@ -518,7 +541,7 @@ pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
                 ),
                 Some(content) if !hash_matches(recorded, &content) => findings.push(
                     GateFinding::new(
-                        ValidatorId::ApprovalCurrent,
+                        approval_current::CHANGED,
                         format!("{relative} changed after approval {stage}"),
                         format!(
                             "{key} ({stage}) approved {relative} at {recorded}, but it is now {}: \
@@ -533,6 +556,15 @@ pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
             }
         }
     }
+    findings
+}
+
+/// `approval-current`: approvals exist and cover spec.md, requirements.json and plan.md; every
+/// approved artifact still has the approved sha256; `spec_sha256` names the current spec.md; a
+/// superseded obligation names its replacement, a reason and an existing approval.
+pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
+    let mut findings = unapproved_artifacts(ctx, feature);
+    findings.extend(changed_since_approval(ctx, feature));
     if let Some(requirements) = &feature.requirements {
         let file = &requirements.file;
         let spec_path = feature.path("spec.md");
@@ -540,7 +572,7 @@ pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
             if !hash_matches(&requirements.value.spec_sha256, &spec) {
                 findings.push(
                     GateFinding::new(
-                        ValidatorId::ApprovalCurrent,
+                        approval_current::OTHER_SPEC,
                         "requirements.json was derived from another spec.md".to_owned(),
                         format!(
                             "{} records spec_sha256 {}, but {spec_path} is {}: the requirements \
@@ -591,7 +623,7 @@ pub fn approval_current(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
             if !missing.is_empty() {
                 findings.push(
                     GateFinding::new(
-                        ValidatorId::ApprovalCurrent,
+                        approval_current::SUPERSEDED,
                         format!(
                             "obligation {} is superseded without approval",
                             obligation.id

@@ -1,8 +1,9 @@
 //! `worktree-isolation`: the pipeline's claim that it worked in a linked worktree must match git's
 //! answer, decided by git dir versus common dir (seed 004, 12.2), never by "inside a work tree".
 
+use crate::check::rules::*;
 use crate::context::Context;
-use crate::finding::{GateFinding, ValidatorId};
+use crate::finding::GateFinding;
 use crate::load::FeatureLedger;
 
 pub fn worktree_isolation(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
@@ -22,7 +23,7 @@ pub fn worktree_isolation(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFin
         }
     };
     vec![GateFinding::new(
-        ValidatorId::WorktreeIsolation,
+        worktree_isolation::CONTRADICTED,
         format!("pipeline claims worktree.linked {claimed}, git says {actual}"),
         format!(
             "{} claims the work happened in {}, but the repository is {}: its git dir {} its \

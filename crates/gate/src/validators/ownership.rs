@@ -6,9 +6,10 @@ use std::collections::BTreeMap;
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
-use crate::finding::{GateFinding, ValidatorId};
+use crate::check::rules::*;
+use crate::finding::GateFinding;
 use crate::load::{feature_relative, quoted, FeatureLedger};
-use crate::repo::RepoView;
+use crate::repo::{Change, RepoView};
 use crate::validators::refs::parse_reference;
 use gatebench_gittree::in_ledger;
 
@@ -37,7 +38,7 @@ fn compile(
         Err(error) => {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::LedgerSchema,
+                    ledger_schema::BAD_GLOB,
                     format!("`{pattern}` is not a valid glob"),
                     format!("{path}: `{pattern}` is not a valid glob ({error}). Fix the pattern."),
                 )
@@ -100,34 +101,7 @@ pub fn diff_within_ownership(repo: &RepoView, features: &[FeatureLedger]) -> Vec
                 }
             }
         }
-        for receipt in feature.implementations.values().flatten() {
-            let task: TaskKey = (feature.dir.clone(), receipt.value.task_id.clone());
-            // A receipt of a task the feature does not define is task-handoffs-pass's to report.
-            if !per_task.contains_key(&task) {
-                continue;
-            }
-            for obligation in &receipt.value.obligations {
-                for cited in obligation
-                    .implementation_refs
-                    .iter()
-                    .chain(&obligation.test_refs)
-                {
-                    let path = feature_relative(&parse_reference(cited).path).to_owned();
-                    let entry = claims.entry(path).or_default();
-                    if entry
-                        .iter()
-                        .any(|c| c.task == task && c.receipt == receipt.file.path)
-                    {
-                        continue;
-                    }
-                    entry.push(Claim {
-                        task: task.clone(),
-                        receipt: receipt.file.path.clone(),
-                        line: receipt.file.line_of(&quoted(cited)),
-                    });
-                }
-            }
-        }
+        record_claims(feature, &per_task, &mut claims);
     }
     let owned = union.build().unwrap_or_else(|_| GlobSet::empty());
     let approved = approved.build().unwrap_or_else(|_| GlobSet::empty());
@@ -138,56 +112,7 @@ pub fn diff_within_ownership(repo: &RepoView, features: &[FeatureLedger]) -> Vec
         let status = change.status.as_str();
         match claims.get(&change.path) {
             Some(claimed) => {
-                let owns_it = claimed.iter().any(|claim| {
-                    per_task
-                        .get(&claim.task)
-                        .is_some_and(|set| set.is_match(&change.path))
-                });
-                if owns_it {
-                    continue;
-                }
-                let first = &claimed[0];
-                let by: Vec<String> = claimed
-                    .iter()
-                    .map(|claim| match claim.line {
-                        Some(line) => format!("{} ({} line {line})", claim.task.1, claim.receipt),
-                        None => format!("{} ({})", claim.task.1, claim.receipt),
-                    })
-                    .collect();
-                let others: Vec<String> = per_task
-                    .iter()
-                    .filter(|(_, set)| set.is_match(&change.path))
-                    .map(|((_, task), _)| task.clone())
-                    .collect();
-                let owner = if others.is_empty() {
-                    "No task owns it".to_owned()
-                } else {
-                    format!("Only {} owns it", others.join(", "))
-                };
-                let owns = owners_of_task
-                    .get(&first.task)
-                    .map(|owns| owns.join(", "))
-                    .unwrap_or_default();
-                findings.push(
-                    GateFinding::new(
-                        ValidatorId::DiffWithinOwnership,
-                        format!(
-                            "{} was {status} by task {}, outside that task's ownership",
-                            change.path, first.task.1
-                        ),
-                        format!(
-                            "{} is {status} against the merge base and cited as implementation by \
-                             {}, but `owns` of {} is [{owns}]: the task changed a file outside \
-                             its ownership. {owner}, and no approval lists it in \
-                             `scope_changes`. Move the change to the task that owns the file, \
-                             extend the task's ownership, or record an approved scope change.",
-                            change.path,
-                            by.join(", "),
-                            first.task.1,
-                        ),
-                    )
-                    .at(&change.path, None),
-                );
+                findings.extend(outside_task(change, claimed, &per_task, &owners_of_task))
             }
             _ => {
                 if owned.is_match(&change.path) {
@@ -195,7 +120,7 @@ pub fn diff_within_ownership(repo: &RepoView, features: &[FeatureLedger]) -> Vec
                 }
                 findings.push(
                     GateFinding::new(
-                        ValidatorId::DiffWithinOwnership,
+                        diff_within_ownership::UNOWNED,
                         format!(
                             "{} was {status} outside every task's ownership",
                             change.path
@@ -214,4 +139,99 @@ pub fn diff_within_ownership(repo: &RepoView, features: &[FeatureLedger]) -> Vec
         }
     }
     findings
+}
+/// Which task each changed file is cited for, by the implementation receipts of `feature`.
+fn record_claims(
+    feature: &FeatureLedger,
+    per_task: &BTreeMap<TaskKey, GlobSet>,
+    claims: &mut BTreeMap<String, Vec<Claim>>,
+) {
+    for receipt in feature.implementations.values().flatten() {
+        let task: TaskKey = (feature.dir.clone(), receipt.value.task_id.clone());
+        // A receipt of a task the feature does not define is task-handoffs-pass's to report.
+        if !per_task.contains_key(&task) {
+            continue;
+        }
+        for obligation in &receipt.value.obligations {
+            for cited in obligation
+                .implementation_refs
+                .iter()
+                .chain(&obligation.test_refs)
+            {
+                let path = feature_relative(&parse_reference(cited).path).to_owned();
+                let entry = claims.entry(path).or_default();
+                if entry
+                    .iter()
+                    .any(|c| c.task == task && c.receipt == receipt.file.path)
+                {
+                    continue;
+                }
+                entry.push(Claim {
+                    task: task.clone(),
+                    receipt: receipt.file.path.clone(),
+                    line: receipt.file.line_of(&quoted(cited)),
+                });
+            }
+        }
+    }
+}
+
+/// A changed file the tasks citing it do not own, unless one of them does.
+fn outside_task(
+    change: &Change,
+    claimed: &[Claim],
+    per_task: &BTreeMap<TaskKey, GlobSet>,
+    owners_of_task: &BTreeMap<TaskKey, Vec<String>>,
+) -> Option<GateFinding> {
+    let status = change.status.as_str();
+    let owns_it = claimed.iter().any(|claim| {
+        per_task
+            .get(&claim.task)
+            .is_some_and(|set| set.is_match(&change.path))
+    });
+    if owns_it {
+        return None;
+    }
+    let first = &claimed[0];
+    let by: Vec<String> = claimed
+        .iter()
+        .map(|claim| match claim.line {
+            Some(line) => format!("{} ({} line {line})", claim.task.1, claim.receipt),
+            None => format!("{} ({})", claim.task.1, claim.receipt),
+        })
+        .collect();
+    let others: Vec<String> = per_task
+        .iter()
+        .filter(|(_, set)| set.is_match(&change.path))
+        .map(|((_, task), _)| task.clone())
+        .collect();
+    let owner = if others.is_empty() {
+        "No task owns it".to_owned()
+    } else {
+        format!("Only {} owns it", others.join(", "))
+    };
+    let owns = owners_of_task
+        .get(&first.task)
+        .map(|owns| owns.join(", "))
+        .unwrap_or_default();
+    Some(
+        GateFinding::new(
+            diff_within_ownership::OUTSIDE_TASK,
+            format!(
+                "{} was {status} by task {}, outside that task's ownership",
+                change.path, first.task.1
+            ),
+            format!(
+                "{} is {status} against the merge base and cited as implementation by \
+                     {}, but `owns` of {} is [{owns}]: the task changed a file outside \
+                     its ownership. {owner}, and no approval lists it in \
+                     `scope_changes`. Move the change to the task that owns the file, \
+                     extend the task's ownership, or record an approved scope change.",
+                change.path,
+                by.join(", "),
+                first.task.1,
+            ),
+        )
+        .at(&change.path, None),
+    )
 }

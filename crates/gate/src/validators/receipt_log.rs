@@ -7,10 +7,11 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use crate::check::rules::*;
 use crate::context::all_obligations;
-use crate::finding::{GateFinding, ValidatorId};
-use crate::ledger::TestResult;
-use crate::load::{feature_relative, quoted, FeatureLedger};
+use crate::finding::GateFinding;
+use crate::ledger::{TestResult, TestedObligation};
+use crate::load::{feature_relative, quoted, FeatureLedger, TextFile};
 use crate::repo::{is_plain_relative, RepoView};
 
 /// What a test log says ran and how it ended.
@@ -160,12 +161,11 @@ pub fn test_receipt_log(repo: &RepoView, feature: &FeatureLedger) -> Vec<GateFin
             .obligations
             .iter()
             .any(|tested| tested.result == TestResult::Pass);
-        let finding =
-            |title: String, why: String| GateFinding::new(ValidatorId::TestReceiptLog, title, why);
         if !results.recognised() {
             if claims_pass {
                 findings.push(
-                    finding(
+                    GateFinding::new(
+                        test_receipt_log::NO_RESULT,
                         format!("{log_path} shows no test result"),
                         format!(
                             "{} claims passing tests, but {log_path} has no per-test line and no \
@@ -183,7 +183,8 @@ pub fn test_receipt_log(repo: &RepoView, feature: &FeatureLedger) -> Vec<GateFin
         if let Some(summary) = results.summary_passed {
             if !results.passed.is_empty() && summary != listed {
                 findings.push(
-                    finding(
+                    GateFinding::new(
+                        test_receipt_log::TOTALS,
                         format!("{log_path}'s totals disagree with its test lines"),
                         format!(
                             "{log_path} reports {summary} passed in its summary but lists {listed} \
@@ -200,7 +201,8 @@ pub fn test_receipt_log(repo: &RepoView, feature: &FeatureLedger) -> Vec<GateFin
             .max(results.failed.len() as u64);
         if failed > 0 && value.exit_code == 0 {
             findings.push(
-                finding(
+                GateFinding::new(
+                    test_receipt_log::FAILED_EXIT_ZERO,
                     format!("{log_path} records failed tests but the receipt says exit 0"),
                     format!(
                         "{log_path} records {failed} failed test(s), yet {} records exit code 0: \
@@ -211,58 +213,80 @@ pub fn test_receipt_log(repo: &RepoView, feature: &FeatureLedger) -> Vec<GateFin
                 .at(&file.path, file.line_of("\"exit_code\"")),
             );
         }
-        for tested in &value.obligations {
-            if tested.result != TestResult::Pass {
-                continue;
+        findings.extend(claimed_tests(
+            feature,
+            file,
+            &value.obligations,
+            &results,
+            &log_path,
+        ));
+    }
+    findings
+}
+
+/// Every test a receipt claims passed for an obligation: its log reports it passed, and it is
+/// one of the obligation's test refs.
+fn claimed_tests(
+    feature: &FeatureLedger,
+    file: &TextFile,
+    tested_obligations: &[TestedObligation],
+    results: &LogResults,
+    log_path: &str,
+) -> Vec<GateFinding> {
+    let mut findings = Vec::new();
+    for tested in tested_obligations {
+        if tested.result != TestResult::Pass {
+            continue;
+        }
+        let test_refs: Option<&Vec<String>> = feature.requirements.as_ref().and_then(|req| {
+            all_obligations(&req.value)
+                .find(|(_, obligation)| obligation.id == tested.id)
+                .map(|(_, obligation)| &obligation.test_refs)
+        });
+        for claimed in &tested.test_ids {
+            let line = file.line_of(&quoted(claimed));
+            let passed = results.passed.iter().any(|name| names_match(name, claimed));
+            if !passed {
+                let failed = results.failed.iter().any(|name| names_match(name, claimed));
+                let why = if failed {
+                    "records it failed"
+                } else {
+                    "never reports it passed"
+                };
+                findings.push(
+                    GateFinding::new(
+                        test_receipt_log::NOT_PASSED,
+                        format!("{claimed} of {} is not passed in {log_path}", tested.id),
+                        format!(
+                            "{} claims {claimed} passed for {}, but {log_path} {why}: a \
+                             claim its own log contradicts is not evidence. Re-run the \
+                             tests and record the real result.",
+                            file.path, tested.id
+                        ),
+                    )
+                    .at(&file.path, line)
+                    .obligation(&tested.id),
+                );
             }
-            let test_refs: Option<&Vec<String>> = feature.requirements.as_ref().and_then(|req| {
-                all_obligations(&req.value)
-                    .find(|(_, obligation)| obligation.id == tested.id)
-                    .map(|(_, obligation)| &obligation.test_refs)
-            });
-            for claimed in &tested.test_ids {
-                let line = file.line_of(&quoted(claimed));
-                let passed = results.passed.iter().any(|name| names_match(name, claimed));
-                if !passed {
-                    let failed = results.failed.iter().any(|name| names_match(name, claimed));
-                    let why = if failed {
-                        "records it failed"
-                    } else {
-                        "never reports it passed"
-                    };
+            if let Some(test_refs) = test_refs {
+                if !test_refs
+                    .iter()
+                    .any(|test_ref| leaf(test_ref) == leaf(claimed))
+                {
                     findings.push(
-                        finding(
-                            format!("{claimed} of {} is not passed in {log_path}", tested.id),
+                        GateFinding::new(
+                            test_receipt_log::NOT_A_TEST_REF,
+                            format!("{claimed} is not a test ref of {}", tested.id),
                             format!(
-                                "{} claims {claimed} passed for {}, but {log_path} {why}: a \
-                                 claim its own log contradicts is not evidence. Re-run the \
-                                 tests and record the real result.",
+                                "{} claims {claimed} for {}, but the obligation's test_refs \
+                                 do not name it: a passing test of something else is no \
+                                 evidence for this obligation.",
                                 file.path, tested.id
                             ),
                         )
                         .at(&file.path, line)
                         .obligation(&tested.id),
                     );
-                }
-                if let Some(test_refs) = test_refs {
-                    if !test_refs
-                        .iter()
-                        .any(|test_ref| leaf(test_ref) == leaf(claimed))
-                    {
-                        findings.push(
-                            finding(
-                                format!("{claimed} is not a test ref of {}", tested.id),
-                                format!(
-                                    "{} claims {claimed} for {}, but the obligation's test_refs \
-                                     do not name it: a passing test of something else is no \
-                                     evidence for this obligation.",
-                                    file.path, tested.id
-                                ),
-                            )
-                            .at(&file.path, line)
-                            .obligation(&tested.id),
-                        );
-                    }
                 }
             }
         }

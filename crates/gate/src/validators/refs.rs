@@ -2,8 +2,9 @@
 //! against the work tree rather than trusted as text, and the two validators built on them:
 //! `requirement-code-closure` and `obligation-test-closure`.
 
+use crate::check::rules::*;
 use crate::context::{live_obligations, Context};
-use crate::finding::{GateFinding, ValidatorId};
+use crate::finding::GateFinding;
 use crate::load::FeatureLedger;
 use crate::repo::RepoView;
 
@@ -169,7 +170,7 @@ pub fn requirement_code_closure(ctx: &Context, feature: &FeatureLedger) -> Vec<G
         if !requirement.obligations.iter().any(|o| o.is_live()) {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::RequirementCodeClosure,
+                    requirement_code_closure::NO_OBLIGATION,
                     format!("requirement {} has no code", requirement.id),
                     format!(
                         "{} has no live obligation, so no code ref shows where it is \
@@ -186,7 +187,7 @@ pub fn requirement_code_closure(ctx: &Context, feature: &FeatureLedger) -> Vec<G
         if obligation.code_refs.is_empty() {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::RequirementCodeClosure,
+                    requirement_code_closure::NO_CODE_REF,
                     format!("obligation {} has no code ref", obligation.id),
                     format!(
                         "{} of {} names no code in `code_refs`, so nothing shows where the \
@@ -204,7 +205,7 @@ pub fn requirement_code_closure(ctx: &Context, feature: &FeatureLedger) -> Vec<G
             if let Err(why) = check_reference(ctx.repo, code_ref, true) {
                 findings.push(
                     GateFinding::new(
-                        ValidatorId::RequirementCodeClosure,
+                        requirement_code_closure::BROKEN,
                         format!("code ref {code_ref} of {} does not hold", obligation.id),
                         format!(
                             "{} of {} names code `{code_ref}`, but {why}. Point the ref at the \
@@ -237,7 +238,7 @@ pub fn obligation_test_closure(ctx: &Context, feature: &FeatureLedger) -> Vec<Ga
         if obligation.test_refs.is_empty() {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::ObligationTestClosure,
+                    obligation_test_closure::NO_TEST_REF,
                     format!("obligation {} has no test ref", obligation.id),
                     format!(
                         "{} of {} names no test in `test_refs`, so no test verifies it. Write the \
@@ -254,7 +255,7 @@ pub fn obligation_test_closure(ctx: &Context, feature: &FeatureLedger) -> Vec<Ga
             if let Err(why) = check_reference(ctx.repo, test_ref, false) {
                 findings.push(
                     GateFinding::new(
-                        ValidatorId::ObligationTestClosure,
+                        obligation_test_closure::BROKEN,
                         format!("test ref {test_ref} of {} does not hold", obligation.id),
                         format!(
                             "{} of {} names test `{test_ref}`, but {why}. Point the ref at the \

@@ -5,8 +5,9 @@ use std::collections::BTreeSet;
 
 use regex::Regex;
 
+use crate::check::rules::*;
 use crate::context::{all_obligations, live_obligations};
-use crate::finding::{GateFinding, ValidatorId};
+use crate::finding::GateFinding;
 use crate::ledger::{ReviewVerdict, TaskStatus};
 use crate::load::FeatureLedger;
 
@@ -17,7 +18,7 @@ pub fn task_set_complete(feature: &FeatureLedger) -> Vec<GateFinding> {
         if !feature.task_states.contains_key(stem) {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::TaskSetComplete,
+                    task_set_complete::NO_STATE,
                     format!("task {stem} has no task state"),
                     format!(
                         "{} defines task {stem}, but {} does not exist, so nothing records \
@@ -36,7 +37,7 @@ pub fn task_set_complete(feature: &FeatureLedger) -> Vec<GateFinding> {
             let path = feature.path(&format!("task-states/{stem}.state.json"));
             findings.push(
                 GateFinding::new(
-                    ValidatorId::TaskSetComplete,
+                    task_set_complete::NO_DEFINITION,
                     format!("task state {stem} has no task definition"),
                     format!(
                         "{path} records the state of task {stem}, but {} does not exist. Restore \
@@ -60,7 +61,7 @@ pub fn all_task_states_done(feature: &FeatureLedger) -> Vec<GateFinding> {
             let status = state.value.status.as_str();
             findings.push(
                 GateFinding::new(
-                    ValidatorId::AllTaskStatesDone,
+                    all_task_states_done::NOT_DONE,
                     format!("task {stem} is {status}"),
                     format!(
                         "{} says task {stem} is `{status}`; the gate passes only when every task \
@@ -84,7 +85,7 @@ pub fn task_handoffs_pass(feature: &FeatureLedger) -> Vec<GateFinding> {
         match feature.implementations.get(&implementation_key) {
             None => findings.push(
                 GateFinding::new(
-                    ValidatorId::TaskHandoffsPass,
+                    task_handoffs_pass::NO_IMPLEMENTATION_RECEIPT,
                     format!("task {stem} has no implementation receipt"),
                     format!(
                         "{} does not exist: task {stem} was never handed off from \
@@ -97,7 +98,7 @@ pub fn task_handoffs_pass(feature: &FeatureLedger) -> Vec<GateFinding> {
             Some(None) => {}
             Some(Some(receipt)) if receipt.value.task_id != *stem => findings.push(
                 GateFinding::new(
-                    ValidatorId::TaskHandoffsPass,
+                    task_handoffs_pass::OTHER_TASK,
                     format!(
                         "implementation receipt {stem}.json names task {}",
                         receipt.value.task_id
@@ -116,7 +117,7 @@ pub fn task_handoffs_pass(feature: &FeatureLedger) -> Vec<GateFinding> {
         match feature.reviews.get(&review_key) {
             None => findings.push(
                 GateFinding::new(
-                    ValidatorId::TaskHandoffsPass,
+                    task_handoffs_pass::NO_REVIEW_RECEIPT,
                     format!("task {stem} has no review receipt"),
                     format!(
                         "{} does not exist: task {stem} was never reviewed. Have it reviewed and \
@@ -131,7 +132,7 @@ pub fn task_handoffs_pass(feature: &FeatureLedger) -> Vec<GateFinding> {
                 if review.value.task_id != *stem {
                     findings.push(
                         GateFinding::new(
-                            ValidatorId::TaskHandoffsPass,
+                            task_handoffs_pass::OTHER_TASK,
                             format!(
                                 "review receipt {stem}.json names task {}",
                                 review.value.task_id
@@ -148,7 +149,7 @@ pub fn task_handoffs_pass(feature: &FeatureLedger) -> Vec<GateFinding> {
                 if review.value.verdict != ReviewVerdict::Pass {
                     findings.push(
                         GateFinding::new(
-                            ValidatorId::TaskHandoffsPass,
+                            task_handoffs_pass::REVIEW_FAILED,
                             format!("the review of task {stem} did not pass"),
                             format!(
                                 "{} records verdict `{}` from {}: task {stem} is not accepted. \
@@ -208,7 +209,7 @@ pub fn requirement_task_closure(feature: &FeatureLedger) -> Vec<GateFinding> {
         if !mapped {
             findings.push(
                 GateFinding::new(
-                    ValidatorId::RequirementTaskClosure,
+                    requirement_task_closure::NO_TASK,
                     format!("requirement {} maps to no task", requirement.id),
                     format!(
                         "No existing task in {} implements any obligation of {} ({}). Plan a task \
@@ -264,7 +265,7 @@ pub fn obligation_task_closure(feature: &FeatureLedger) -> Vec<GateFinding> {
         };
         findings.push(
             GateFinding::new(
-                ValidatorId::ObligationTaskClosure,
+                obligation_task_closure::NO_TASK,
                 format!("obligation {} maps to no task", obligation.id),
                 format!(
                     "{} of {} is owed, but {why}. Assign it to a task: name the task in \
@@ -286,7 +287,7 @@ pub fn obligation_task_closure(feature: &FeatureLedger) -> Vec<GateFinding> {
             if !known.contains(listed.as_str()) {
                 findings.push(
                     GateFinding::new(
-                        ValidatorId::ObligationTaskClosure,
+                        obligation_task_closure::UNKNOWN_OBLIGATION,
                         format!("task {stem} lists unknown obligation {listed}"),
                         format!(
                             "{} lists obligation {listed}, which {} does not define. Fix the id \
@@ -320,7 +321,7 @@ pub fn acceptance_items(feature: &FeatureLedger) -> Vec<GateFinding> {
                 let item = captures.get(1).map_or("", |item| item.as_str()).trim();
                 findings.push(
                     GateFinding::new(
-                        ValidatorId::AcceptanceItems,
+                        acceptance_items::UNCHECKED,
                         format!("task {stem} has an unchecked acceptance item"),
                         format!(
                             "{} line {line_number}: `{item}` is not checked. Meet the item and \
@@ -356,7 +357,7 @@ pub fn task_dependencies(feature: &FeatureLedger) -> Vec<GateFinding> {
             if !feature.tasks.contains_key(dependency) {
                 findings.push(
                     GateFinding::new(
-                        ValidatorId::TaskDependencies,
+                        task_dependencies::UNKNOWN,
                         format!("{id} depends on unknown task {dependency}"),
                         format!(
                             "{} lists `{dependency}` in `depends_on`, but the feature has no \
@@ -394,7 +395,7 @@ pub fn task_dependencies(feature: &FeatureLedger) -> Vec<GateFinding> {
                         shown.push(smallest);
                         findings.push(
                             GateFinding::new(
-                                ValidatorId::TaskDependencies,
+                                task_dependencies::CYCLE,
                                 format!(
                                     "tasks depend on each other in a cycle: {}",
                                     shown.join(" -> ")

@@ -6,9 +6,9 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::build_report::Item;
+use crate::check::rules::*;
+use crate::finding::GateFinding;
 use crate::repo::RepoView;
-use crate::verification_loop::loop_check::LoopCheck;
 use gatebench_gittree::in_loop_state;
 
 /// The folder of the delivery documents.
@@ -20,7 +20,7 @@ pub const DOCUMENTS: [&str; 3] = ["changelist", "tech-ref", "review-report"];
 /// What the delivery-documents gate found.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeliveryOutcome {
-    pub findings: Vec<Item>,
+    pub findings: Vec<GateFinding>,
     /// One line for the report's notes.
     pub notes: String,
 }
@@ -100,117 +100,50 @@ pub fn check(repo: &RepoView, requirement_id: &str, base_ref: &str) -> DeliveryO
         match text {
             Some(text) if !text.trim().is_empty() => texts.push((kind, path, text)),
             Some(_) => findings.push(
-                LoopCheck::Delivery
-                    .item(
-                        format!("the delivery document {path} is empty"),
-                        format!(
-                            "{path} exists but says nothing. Seed 000 requires the {kind} before \
+                GateFinding::new(
+                    delivery_documents::EMPTY,
+                    format!("the delivery document {path} is empty"),
+                    format!(
+                        "{path} exists but says nothing. Seed 000 requires the {kind} before \
                              the work is deliverable."
-                        ),
-                    )
-                    .at(&path, None)
-                    .requirement(requirement_id),
+                    ),
+                )
+                .at(&path, None)
+                .requirement(requirement_id),
             ),
             None => findings.push(
-                LoopCheck::Delivery
-                    .item(
-                        format!("the delivery document {path} is missing"),
-                        format!(
-                            "Seed 000 requires three delivery documents with one requirement id \
+                GateFinding::new(
+                    delivery_documents::MISSING,
+                    format!("the delivery document {path} is missing"),
+                    format!(
+                        "Seed 000 requires three delivery documents with one requirement id \
                              (changelist, tech-ref, review-report); {path} does not exist, so \
                              the verdict cannot be treated as deliverable."
-                        ),
-                    )
-                    .at(&path, None)
-                    .requirement(requirement_id),
+                    ),
+                )
+                .at(&path, None)
+                .requirement(requirement_id),
             ),
         }
     }
-    // Delivery documents of another requirement beside these: two ids where there must be one.
-    for path in repo.files() {
-        if in_loop_state(path) {
-            continue;
-        }
-        if let Some(caps) = document_name().captures(path) {
-            if &caps[1] != requirement_id {
-                findings.push(
-                    LoopCheck::Delivery
-                        .item(
-                            format!(
-                                "{path} is a delivery document of `{}`, not `{requirement_id}`",
-                                &caps[1]
-                            ),
-                            format!(
-                                "The delivery documents must carry one requirement id (the loop's \
-                                 is `{requirement_id}`); {path} names `{}`.",
-                                &caps[1]
-                            ),
-                        )
-                        .at(path, None)
-                        .requirement(requirement_id),
-                );
-            }
-        }
-    }
-    let other_id = id_shape()
-        .captures(requirement_id)
-        .and_then(|caps| Regex::new(&format!(r"\b{}-\d+\b", regex::escape(&caps[1]))).ok());
-    for (_, path, text) in &texts {
-        if !text.contains(requirement_id) {
-            findings.push(
-                LoopCheck::Delivery
-                    .item(
-                        format!("{path} does not name {requirement_id}"),
-                        format!(
-                            "{path} never mentions the requirement id `{requirement_id}`: the \
-                             delivery documents must name the requirement they deliver."
-                        ),
-                    )
-                    .at(path, Some(1))
-                    .requirement(requirement_id),
-            );
-        }
-        if let Some(pattern) = &other_id {
-            for (index, line) in text.lines().enumerate() {
-                if let Some(other) = pattern
-                    .find_iter(line)
-                    .map(|m| m.as_str())
-                    .find(|id| *id != requirement_id)
-                {
-                    findings.push(
-                        LoopCheck::Delivery
-                            .item(
-                                format!("{path} names another requirement, {other}"),
-                                format!(
-                                    "{path} line {}: `{other}` is not `{requirement_id}`; the \
-                                     delivery documents must carry one requirement id.",
-                                    index + 1
-                                ),
-                            )
-                            .at(path, Some(index as u64 + 1))
-                            .requirement(requirement_id),
-                    );
-                    break;
-                }
-            }
-        }
-    }
+    findings.extend(other_requirement_documents(repo, requirement_id));
+    findings.extend(requirement_named(&texts, requirement_id));
     for (kind, path, text) in &texts {
         for (topic, keywords) in minimum_content(kind) {
             let lower = text.to_lowercase();
             if !keywords.iter().any(|keyword| lower.contains(keyword)) {
                 findings.push(
-                    LoopCheck::Delivery
-                        .item(
-                            format!("{path} does not cover {topic}"),
-                            format!(
-                                "Seed 000's minimum for the {kind} includes {topic}, and {path} \
+                    GateFinding::new(
+                        delivery_documents::TOPIC,
+                        format!("{path} does not cover {topic}"),
+                        format!(
+                            "Seed 000's minimum for the {kind} includes {topic}, and {path} \
                                  never mentions it (looked for: {}). Add it.",
-                                keywords.join(", ")
-                            ),
-                        )
-                        .at(path, Some(1))
-                        .requirement(requirement_id),
+                            keywords.join(", ")
+                        ),
+                    )
+                    .at(path, Some(1))
+                    .requirement(requirement_id),
                 );
             }
         }
@@ -233,18 +166,18 @@ pub fn check(repo: &RepoView, requirement_id: &str, base_ref: &str) -> DeliveryO
             }
             missing += 1;
             findings.push(
-                LoopCheck::Delivery
-                    .item(
-                        format!("the changelist does not name {}", change.path),
-                        format!(
-                            "`git diff {base_ref}...HEAD` shows {} {}, but {changelist} does not \
+                GateFinding::new(
+                    delivery_documents::CHANGELIST,
+                    format!("the changelist does not name {}", change.path),
+                    format!(
+                        "`git diff {base_ref}...HEAD` shows {} {}, but {changelist} does not \
                              name it: the changelist is not reconciled with the diff (seed 000).",
-                            change.path,
-                            change.status.as_str()
-                        ),
-                    )
-                    .at(&changelist, None)
-                    .requirement(requirement_id),
+                        change.path,
+                        change.status.as_str()
+                    ),
+                )
+                .at(&changelist, None)
+                .requirement(requirement_id),
             );
         }
     }
@@ -255,6 +188,86 @@ pub fn check(repo: &RepoView, requirement_id: &str, base_ref: &str) -> DeliveryO
         findings.len()
     );
     DeliveryOutcome { findings, notes }
+}
+
+/// Delivery documents of another requirement beside these: two ids where there must be one.
+fn other_requirement_documents(repo: &RepoView, requirement_id: &str) -> Vec<GateFinding> {
+    let mut findings = Vec::new();
+    for path in repo.files() {
+        if in_loop_state(path) {
+            continue;
+        }
+        if let Some(caps) = document_name().captures(path) {
+            if &caps[1] != requirement_id {
+                findings.push(
+                    GateFinding::new(
+                        delivery_documents::OTHER_REQUIREMENT,
+                        format!(
+                            "{path} is a delivery document of `{}`, not `{requirement_id}`",
+                            &caps[1]
+                        ),
+                        format!(
+                            "The delivery documents must carry one requirement id (the loop's \
+                                 is `{requirement_id}`); {path} names `{}`.",
+                            &caps[1]
+                        ),
+                    )
+                    .at(path, None)
+                    .requirement(requirement_id),
+                );
+            }
+        }
+    }
+    findings
+}
+
+/// Each document names `requirement_id` and no other id of its shape.
+fn requirement_named(texts: &[(&str, String, String)], requirement_id: &str) -> Vec<GateFinding> {
+    let mut findings = Vec::new();
+    let other_id = id_shape()
+        .captures(requirement_id)
+        .and_then(|caps| Regex::new(&format!(r"\b{}-\d+\b", regex::escape(&caps[1]))).ok());
+    for (_, path, text) in texts {
+        if !text.contains(requirement_id) {
+            findings.push(
+                GateFinding::new(
+                    delivery_documents::UNNAMED,
+                    format!("{path} does not name {requirement_id}"),
+                    format!(
+                        "{path} never mentions the requirement id `{requirement_id}`: the \
+                             delivery documents must name the requirement they deliver."
+                    ),
+                )
+                .at(path, Some(1))
+                .requirement(requirement_id),
+            );
+        }
+        if let Some(pattern) = &other_id {
+            for (index, line) in text.lines().enumerate() {
+                if let Some(other) = pattern
+                    .find_iter(line)
+                    .map(|m| m.as_str())
+                    .find(|id| *id != requirement_id)
+                {
+                    findings.push(
+                        GateFinding::new(
+                            delivery_documents::OTHER_REQUIREMENT,
+                            format!("{path} names another requirement, {other}"),
+                            format!(
+                                "{path} line {}: `{other}` is not `{requirement_id}`; the \
+                                     delivery documents must carry one requirement id.",
+                                index + 1
+                            ),
+                        )
+                        .at(path, Some(index as u64 + 1))
+                        .requirement(requirement_id),
+                    );
+                    break;
+                }
+            }
+        }
+    }
+    findings
 }
 
 #[cfg(test)]

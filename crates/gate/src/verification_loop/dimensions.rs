@@ -9,9 +9,10 @@ use std::time::Duration;
 
 use regex::Regex;
 
-use crate::build_report::Item;
+use crate::check::rules::*;
+use crate::check::Rule;
+use crate::finding::GateFinding;
 use crate::repo::is_plain_relative;
-use crate::verification_loop::loop_check::LoopCheck;
 use crate::verification_loop::loop_config::{CommandSpec, AGENTS_FILE};
 use crate::verification_loop::state_file::{DimensionStatus, Step};
 use gatebench_process::{self as process, ProcessRecord, Spawn};
@@ -36,7 +37,7 @@ pub struct DimensionOutcome {
     /// Warning-level lines, recorded and not blocking.
     pub warning_items: Vec<String>,
     /// The findings this run raises (none for pass and warn).
-    pub findings: Vec<Item>,
+    pub findings: Vec<GateFinding>,
 }
 
 impl DimensionOutcome {
@@ -185,12 +186,13 @@ fn title_of(step: Step) -> &'static str {
     }
 }
 
-fn failure_check(step: Step) -> LoopCheck {
+/// The rule a failed dimension's findings are raised under.
+fn failure_rule(step: Step) -> Rule {
     match step {
-        Step::Test => LoopCheck::Test,
-        Step::Performance => LoopCheck::Performance,
-        Step::Standard => LoopCheck::Standards,
-        _ => LoopCheck::Build,
+        Step::Test => loop_test::FAILED,
+        Step::Performance => loop_performance::FAILED,
+        Step::Standard => loop_standards::FAILED,
+        _ => loop_build::FAILED,
     }
 }
 
@@ -335,22 +337,22 @@ pub fn run_command_dimension(
                 format!("no {key} declared: the gate does not guess one"),
             );
             outcome.findings.push(
-                LoopCheck::Config
-                    .item(
-                        format!("{name}: no `{key}` in {AGENTS_FILE}"),
-                        format!(
-                            "The Verification section of {AGENTS_FILE} declares no `{key}`, so {name} \
+                GateFinding::new(
+                    loop_config::NO_COMMAND,
+                    format!("{name}: no `{key}` in {AGENTS_FILE}"),
+                    format!(
+                        "The Verification section of {AGENTS_FILE} declares no `{key}`, so {name} \
                              cannot run. Seed 000 asks the user instead of guessing a command from \
                              the tech stack; the gate reports it instead. Declare `- {key}: \
                              `<command>`` (or `none` when the project has no such step{})",
-                            if step == Step::Test {
-                                "; V2 does not accept `none`"
-                            } else {
-                                ""
-                            }
-                        ),
-                    )
-                    .at(AGENTS_FILE, None),
+                        if step == Step::Test {
+                            "; V2 does not accept `none`"
+                        } else {
+                            ""
+                        }
+                    ),
+                )
+                .at(AGENTS_FILE, None),
             );
             outcome
         }
@@ -360,16 +362,16 @@ pub fn run_command_dimension(
                 "testCommand is `none`: V2 cannot pass without tests".into(),
             );
             outcome.findings.push(
-                LoopCheck::Config
-                    .item(
-                        "V2 test: `testCommand: none` is not accepted",
-                        format!(
-                            "{AGENTS_FILE} line {line} says the project has no test command. V2 \
+                GateFinding::new(
+                    loop_config::INVALID,
+                    "V2 test: `testCommand: none` is not accepted",
+                    format!(
+                        "{AGENTS_FILE} line {line} says the project has no test command. V2 \
                              passes only when the project's tests pass (seed 000), so without a \
                              test command nothing can be judged."
-                        ),
-                    )
-                    .at(AGENTS_FILE, Some(*line)),
+                    ),
+                )
+                .at(AGENTS_FILE, Some(*line)),
             );
             outcome
         }
@@ -473,7 +475,8 @@ pub fn judge_declared(
     let output = format!("{}\n{}", record.stdout.text, record.stderr.text);
     let blocked = |summary: String, description: String| {
         let mut outcome = DimensionOutcome::new(DimensionStatus::Blocked, summary.clone());
-        let mut item = LoopCheck::Environment.item(
+        let mut item = GateFinding::new(
+            loop_environment::NOT_RUNNABLE,
             format!("{name}: `{command}` {summary}"),
             format!(
                 "{description} Nothing was judged: the environment must be repaired before \
@@ -530,7 +533,7 @@ pub fn judge_declared(
     } else {
         Vec::new()
     };
-    let check = failure_check(step);
+    let rule = failure_rule(step);
     if exited_zero && errors.is_empty() && points.is_empty() {
         if warnings.is_empty() {
             return DimensionOutcome::new(DimensionStatus::Pass, format!("`{command}` exited 0"));
@@ -571,7 +574,8 @@ pub fn judge_declared(
                 outcome.failed_items.join(", ")
             );
             if points.is_empty() {
-                let mut item = check.item(
+                let mut item = GateFinding::new(
+                    rule,
                     format!("{name}: `{command}` {why}"),
                     format!(
                         "The test command failed without naming a failed test point (TAP `not ok` \
@@ -586,7 +590,8 @@ pub fn judge_declared(
                 outcome.findings.push(item);
             }
             for point in points.iter().take(MAX_ITEMS) {
-                let mut item = check.item(
+                let mut item = GateFinding::new(
+                    rule,
                     format!("{name}: test point `{point}` failed"),
                     format!(
                         "`{command}` {status_text} and reported `{point}` as failed. Output:\n{}",
@@ -606,7 +611,8 @@ pub fn judge_declared(
                 None => format!("`{command}` {why}"),
             };
             if errors.is_empty() {
-                let mut item = check.item(
+                let mut item = GateFinding::new(
+                    rule,
                     format!("{name}: `{command}` {why}"),
                     format!(
                         "The command failed without an error line. Output:\n{}",
@@ -620,7 +626,8 @@ pub fn judge_declared(
                 outcome.findings.push(item);
             }
             for line in errors.iter().take(MAX_ITEMS) {
-                let mut item = check.item(
+                let mut item = GateFinding::new(
+                    rule,
                     format!("{name}: {line}"),
                     format!("`{command}` {status_text} and reported: {line}"),
                 );

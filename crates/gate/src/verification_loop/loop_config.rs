@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use regex::Regex;
 
-use crate::build_report::Item;
+use crate::check::rules::*;
+use crate::finding::GateFinding;
 use crate::repo::{is_plain_relative, RepoView};
-use crate::verification_loop::loop_check::LoopCheck;
 
 /// The file the loop's configuration lives in, at the repository root.
 pub const AGENTS_FILE: &str = "AGENTS.md";
@@ -76,7 +76,7 @@ pub enum Loaded {
     Disabled,
     Enabled(Box<LoopConfig>),
     /// The section exists but cannot be used: the findings say why.
-    Invalid(Vec<Item>),
+    Invalid(Vec<GateFinding>),
 }
 
 fn heading() -> &'static Regex {
@@ -157,8 +157,7 @@ fn parse_section(lines: &[&str], start: usize, end: usize) -> Loaded {
         let raw = caps.get(2).map_or("", |m| m.as_str());
         let Some(known) = KEYS.iter().find(|k| **k == key) else {
             findings.push(
-                LoopCheck::Config
-                    .item(
+                GateFinding::new(loop_config::INVALID,
                         format!("unknown key `{key}` in the Verification section"),
                         format!(
                             "{AGENTS_FILE} line {number}: `{key}` is not a key of the verification \
@@ -173,15 +172,15 @@ fn parse_section(lines: &[&str], start: usize, end: usize) -> Loaded {
         };
         if let Some((_, first)) = values.get(known) {
             findings.push(
-                LoopCheck::Config
-                    .item(
-                        format!("`{key}` is given twice"),
-                        format!(
-                            "{AGENTS_FILE} gives `{key}` on line {first} and again on line {number}; \
+                GateFinding::new(
+                    loop_config::INVALID,
+                    format!("`{key}` is given twice"),
+                    format!(
+                        "{AGENTS_FILE} gives `{key}` on line {first} and again on line {number}; \
                              the gate does not pick one. Keep one."
-                        ),
-                    )
-                    .at(AGENTS_FILE, Some(number)),
+                    ),
+                )
+                .at(AGENTS_FILE, Some(number)),
             );
             continue;
         }
@@ -191,59 +190,60 @@ fn parse_section(lines: &[&str], start: usize, end: usize) -> Loaded {
         Some((value, _)) if requirement_id_pattern().is_match(value) => value.clone(),
         Some((value, line)) => {
             findings.push(
-                LoopCheck::Config
-                    .item(
-                        format!("requirementId `{value}` cannot name files"),
-                        format!(
-                            "{AGENTS_FILE} line {line}: the requirement id names the state file and \
+                GateFinding::new(
+                    loop_config::INVALID,
+                    format!("requirementId `{value}` cannot name files"),
+                    format!(
+                        "{AGENTS_FILE} line {line}: the requirement id names the state file and \
                              the delivery documents, so it must be letters, digits, `.`, `_` and \
                              `-` (e.g. SV-10001)."
-                        ),
-                    )
-                    .at(AGENTS_FILE, Some(*line)),
+                    ),
+                )
+                .at(AGENTS_FILE, Some(*line)),
             );
             String::new()
         }
         None => {
             findings.push(
-                LoopCheck::Config
-                    .item(
-                        "no requirementId in the Verification section",
-                        format!(
-                            "{AGENTS_FILE} has a Verification section (line {section_line}) but no \
+                GateFinding::new(
+                    loop_config::INVALID,
+                    "no requirementId in the Verification section",
+                    format!(
+                        "{AGENTS_FILE} has a Verification section (line {section_line}) but no \
                              `- requirementId: SV-xxxxx`: the loop cannot name its state file or \
                              the delivery documents (seed 000 reads the SV-ID first)."
-                        ),
-                    )
-                    .at(AGENTS_FILE, Some(section_line)),
+                    ),
+                )
+                .at(AGENTS_FILE, Some(section_line)),
             );
             String::new()
         }
     };
-    let number = |key: &str, min: u64, max: u64, default: u64, findings: &mut Vec<Item>| -> u64 {
-        match values.get(key) {
-            None => default,
-            Some((value, line)) => {
-                match value.parse::<u64>() {
-                    Ok(n) if (min..=max).contains(&n) => n,
-                    _ => {
-                        findings.push(
-                        LoopCheck::Config
-                            .item(
-                                format!("`{key}: {value}` is not a whole number from {min} to {max}"),
-                                format!(
-                                    "{AGENTS_FILE} line {line}: `{key}` must be a whole number \
+    let number =
+        |key: &str, min: u64, max: u64, default: u64, findings: &mut Vec<GateFinding>| -> u64 {
+            match values.get(key) {
+                None => default,
+                Some((value, line)) => {
+                    match value.parse::<u64>() {
+                        Ok(n) if (min..=max).contains(&n) => n,
+                        _ => {
+                            findings.push(
+                        GateFinding::new(
+                            loop_config::INVALID,
+                            format!("`{key}: {value}` is not a whole number from {min} to {max}"),
+                            format!(
+                                "{AGENTS_FILE} line {line}: `{key}` must be a whole number \
                                      from {min} to {max}."
-                                ),
-                            )
-                            .at(AGENTS_FILE, Some(*line)),
+                            ),
+                        )
+                        .at(AGENTS_FILE, Some(*line)),
                     );
-                        default
+                            default
+                        }
                     }
                 }
             }
-        }
-    };
+        };
     let max_iterations = number(
         "maxIterations",
         1,
@@ -258,7 +258,7 @@ fn parse_section(lines: &[&str], start: usize, end: usize) -> Loaded {
         DEFAULT_TIMEOUT_SECONDS,
         &mut findings,
     );
-    let command = |key: &str, findings: &mut Vec<Item>| -> CommandSpec {
+    let command = |key: &str, findings: &mut Vec<GateFinding>| -> CommandSpec {
         let Some((value, line)) = values.get(key) else {
             return CommandSpec::Missing;
         };
@@ -273,16 +273,16 @@ fn parse_section(lines: &[&str], start: usize, end: usize) -> Loaded {
             },
             Err(why) => {
                 findings.push(
-                    LoopCheck::Config
-                        .item(
-                            format!("`{key}` cannot be run as written"),
-                            format!(
-                                "{AGENTS_FILE} line {line}: `{value}`: {why}. The gate runs a \
+                    GateFinding::new(
+                        loop_config::INVALID,
+                        format!("`{key}` cannot be run as written"),
+                        format!(
+                            "{AGENTS_FILE} line {line}: `{value}`: {why}. The gate runs a \
                                  command directly, without a shell; for shell syntax write \
                                  `sh -c '...'` or put it in a script."
-                            ),
-                        )
-                        .at(AGENTS_FILE, Some(*line)),
+                        ),
+                    )
+                    .at(AGENTS_FILE, Some(*line)),
                 );
                 CommandSpec::Missing
             }
@@ -296,15 +296,15 @@ fn parse_section(lines: &[&str], start: usize, end: usize) -> Loaded {
         Some((path, line)) if is_plain_relative(path) => Some((path.clone(), *line)),
         Some((path, line)) => {
             findings.push(
-                LoopCheck::Config
-                    .item(
-                        format!("prd `{path}` is not a repository path"),
-                        format!(
-                            "{AGENTS_FILE} line {line}: the PRD must be a relative path inside the \
+                GateFinding::new(
+                    loop_config::INVALID,
+                    format!("prd `{path}` is not a repository path"),
+                    format!(
+                        "{AGENTS_FILE} line {line}: the PRD must be a relative path inside the \
                              repository (no `..`, no leading `/`)."
-                        ),
-                    )
-                    .at(AGENTS_FILE, Some(*line)),
+                    ),
+                )
+                .at(AGENTS_FILE, Some(*line)),
             );
             None
         }
@@ -415,7 +415,7 @@ mod tests {
         }
     }
 
-    fn invalid(text: &str) -> Vec<Item> {
+    fn invalid(text: &str) -> Vec<GateFinding> {
         match parse(text) {
             Loaded::Invalid(items) => items,
             other => panic!("expected findings, got {other:?}"),

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use crate::build_report::{self, Item};
+use crate::build_report;
+use crate::finding::GateFinding;
 use crate::repo::RepoView;
 use crate::verification_loop::loop_config::LoopConfig;
 use crate::verification_loop::round::{RoundResult, Start};
@@ -219,7 +220,7 @@ pub fn build(
     options: &GateOptions,
     config: &LoopConfig,
 ) -> Report {
-    let mut items: Vec<Item> = Vec::new();
+    let mut items: Vec<GateFinding> = Vec::new();
     for step in STEPS {
         if let Some(outcome) = result.outcomes.get(&step) {
             items.extend(outcome.findings.iter().cloned());
@@ -257,7 +258,12 @@ pub fn build(
 }
 
 /// A report that ran nothing: BLOCKED, every step `NOT_RUN` for `why`.
-fn nothing_run(items: Vec<Item>, repo: &RepoView, options: &GateOptions, why: &str) -> Report {
+fn nothing_run(
+    items: Vec<GateFinding>,
+    repo: &RepoView,
+    options: &GateOptions,
+    why: &str,
+) -> Report {
     let skills: Vec<SkillResult> = STEPS
         .iter()
         .map(|step| SkillResult {
@@ -286,7 +292,7 @@ fn nothing_run(items: Vec<Item>, repo: &RepoView, options: &GateOptions, why: &s
 }
 
 /// The Verification section of `AGENTS.md` cannot be used.
-pub fn invalid_config(items: Vec<Item>, repo: &RepoView, options: &GateOptions) -> Report {
+pub fn invalid_config(items: Vec<GateFinding>, repo: &RepoView, options: &GateOptions) -> Report {
     nothing_run(
         items,
         repo,
@@ -297,7 +303,7 @@ pub fn invalid_config(items: Vec<Item>, repo: &RepoView, options: &GateOptions) 
 
 /// The state file exists but cannot be resumed from.
 pub fn unreadable_state(
-    item: Item,
+    item: GateFinding,
     repo: &RepoView,
     options: &GateOptions,
     config: &LoopConfig,

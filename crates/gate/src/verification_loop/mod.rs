@@ -3,7 +3,6 @@
 
 pub mod delivery;
 pub mod dimensions;
-pub mod loop_check;
 pub mod loop_config;
 pub mod loop_report;
 pub mod round;

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::build_report::Item;
+use crate::finding::GateFinding;
 use crate::verification_loop::delivery::DeliveryOutcome;
 use crate::verification_loop::dimensions::DimensionOutcome;
 use crate::verification_loop::skein::SkeinOutcome;
@@ -45,7 +45,7 @@ pub struct RoundResult {
     pub delivery: Option<DeliveryOutcome>,
     pub escalation: Option<Escalation>,
     /// Findings about the loop itself (limit, escalation, a state that could not be written).
-    pub loop_findings: Vec<Item>,
+    pub loop_findings: Vec<GateFinding>,
     /// What this round started from, in one line.
     pub start_note: String,
 }

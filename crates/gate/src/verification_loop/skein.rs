@@ -10,9 +10,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use regex::Regex;
 use serde::Serialize;
 
-use crate::build_report::Item;
+use crate::check::rules::*;
+use crate::finding::GateFinding;
 use crate::repo::{is_plain_relative, RepoView};
-use crate::verification_loop::loop_check::LoopCheck;
 use gatebench_gittree::in_ledger;
 
 /// File extensions skein-check reads as source code when it looks for definitions and calls.
@@ -37,7 +37,7 @@ pub struct ContractResult {
 /// What skein-check found.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SkeinOutcome {
-    pub findings: Vec<Item>,
+    pub findings: Vec<GateFinding>,
     /// Every contract, in PRD order.
     pub contracts: Vec<ContractResult>,
     pub checked_items: usize,
@@ -228,15 +228,15 @@ pub fn check(repo: &RepoView, prd_path: &str, declared_at: u64) -> SkeinOutcome 
     let mut outcome = SkeinOutcome::default();
     let Some(bytes) = repo.read(prd_path) else {
         outcome.findings.push(
-            LoopCheck::Acceptance
-                .item(
-                    format!("the PRD {prd_path} does not exist"),
-                    format!(
-                        "AGENTS.md line {declared_at} names {prd_path} as the task's PRD, but there \
+            GateFinding::new(
+                skein_acceptance::NO_PRD,
+                format!("the PRD {prd_path} does not exist"),
+                format!(
+                    "AGENTS.md line {declared_at} names {prd_path} as the task's PRD, but there \
                          is no such file: no acceptance item or contract can be checked."
-                    ),
-                )
-                .at(prd_path, None),
+                ),
+            )
+            .at(prd_path, None),
         );
         return outcome;
     };
@@ -259,17 +259,17 @@ pub fn check(repo: &RepoView, prd_path: &str, declared_at: u64) -> SkeinOutcome 
                 if &caps[1] == " " {
                     outcome.unchecked_items += 1;
                     outcome.findings.push(
-                        LoopCheck::Acceptance
-                            .item(
-                                format!("acceptance item not checked: {}", &caps[2]),
-                                format!(
-                                    "{prd_path} line {number}: `- [ ] {}` is still open. \
+                        GateFinding::new(
+                            skein_acceptance::UNCHECKED,
+                            format!("acceptance item not checked: {}", &caps[2]),
+                            format!(
+                                "{prd_path} line {number}: `- [ ] {}` is still open. \
                                      skein-check verifies only unchecked items and blocks until \
                                      each holds and is checked (`- [x]`).",
-                                    &caps[2]
-                                ),
-                            )
-                            .at(prd_path, Some(number)),
+                                &caps[2]
+                            ),
+                        )
+                        .at(prd_path, Some(number)),
                     );
                 } else {
                     // Checked in an earlier round: skein-check does not verify it again.
@@ -292,15 +292,15 @@ pub fn check(repo: &RepoView, prd_path: &str, declared_at: u64) -> SkeinOutcome 
     }
     if !saw_acceptance {
         outcome.findings.push(
-            LoopCheck::Acceptance
-                .item(
-                    format!("the PRD {prd_path} has no acceptance section"),
-                    format!(
-                        "{prd_path} has no `## 验收标准` (or `## Acceptance`) heading: there are no \
+            GateFinding::new(
+                skein_acceptance::NO_SECTION,
+                format!("the PRD {prd_path} has no acceptance section"),
+                format!(
+                    "{prd_path} has no `## 验收标准` (or `## Acceptance`) heading: there are no \
                          acceptance items to verify, which is not the same as all of them holding."
-                    ),
-                )
-                .at(prd_path, Some(1)),
+                ),
+            )
+            .at(prd_path, Some(1)),
         );
     }
     let sources = SourceIndex::new(repo);
@@ -311,15 +311,15 @@ pub fn check(repo: &RepoView, prd_path: &str, declared_at: u64) -> SkeinOutcome 
         };
         if !passed {
             outcome.findings.push(
-                LoopCheck::Contract
-                    .item(
-                        format!("contract {} fails: {detail}", contract.id),
-                        format!(
-                            "{prd_path} line {}: contract {} (`{}`) does not hold: {detail}.",
-                            contract.line, contract.id, contract.text
-                        ),
-                    )
-                    .at(prd_path, Some(contract.line)),
+                GateFinding::new(
+                    skein_contract::VIOLATED,
+                    format!("contract {} fails: {detail}", contract.id),
+                    format!(
+                        "{prd_path} line {}: contract {} (`{}`) does not hold: {detail}.",
+                        contract.line, contract.id, contract.text
+                    ),
+                )
+                .at(prd_path, Some(contract.line)),
             );
         }
         outcome.contracts.push(ContractResult {
@@ -616,7 +616,7 @@ type DefinesContract<'a> = (&'a Contract, &'a str, &'a Vec<String>);
 
 /// The consistency check: contracts that contradict each other, functions a contract names that
 /// are defined in two places, and calls whose argument count the definition does not accept.
-fn consistency(prd_path: &str, contracts: &[Contract], sources: &SourceIndex) -> Vec<Item> {
+fn consistency(prd_path: &str, contracts: &[Contract], sources: &SourceIndex) -> Vec<GateFinding> {
     let mut findings = Vec::new();
     let mut by_name: BTreeMap<&str, Vec<DefinesContract<'_>>> = BTreeMap::new();
     for contract in contracts {
@@ -632,19 +632,19 @@ fn consistency(prd_path: &str, contracts: &[Contract], sources: &SourceIndex) ->
         for (other, other_path, other_params) in defined.iter().skip(1) {
             if first_path != *other_path || first_params != *other_params {
                 findings.push(
-                    LoopCheck::Conflict
-                        .item(
-                            format!(
-                                "contracts {} and {} contradict each other on {name}",
-                                first.id, other.id
-                            ),
-                            format!(
-                                "{prd_path}:{} says `{}` and {prd_path}:{} says `{}`: one \
+                    GateFinding::new(
+                        skein_conflict::CONTRADICT,
+                        format!(
+                            "contracts {} and {} contradict each other on {name}",
+                            first.id, other.id
+                        ),
+                        format!(
+                            "{prd_path}:{} says `{}` and {prd_path}:{} says `{}`: one \
                                  responsibility, two contracts that cannot both hold.",
-                                first.line, first.text, other.line, other.text
-                            ),
-                        )
-                        .at(prd_path, Some(other.line)),
+                            first.line, first.text, other.line, other.text
+                        ),
+                    )
+                    .at(prd_path, Some(other.line)),
                 );
             }
         }
@@ -658,24 +658,24 @@ fn consistency(prd_path: &str, contracts: &[Contract], sources: &SourceIndex) ->
         };
         for duplicate in definitions.iter().filter(|d| *d != canonical) {
             findings.push(
-                LoopCheck::Conflict
-                    .item(
-                        format!(
-                            "{name} is defined twice: {} and {}",
-                            canonical.at(),
-                            duplicate.at()
-                        ),
-                        format!(
-                            "Contract {} gives {name} to {first_path}, yet {} defines {} and {} \
+                GateFinding::new(
+                    skein_conflict::DEFINED_TWICE,
+                    format!(
+                        "{name} is defined twice: {} and {}",
+                        canonical.at(),
+                        duplicate.at()
+                    ),
+                    format!(
+                        "Contract {} gives {name} to {first_path}, yet {} defines {} and {} \
                              defines {} again: one responsibility, two implementations.",
-                            first.id,
-                            canonical.at(),
-                            canonical.signature(name),
-                            duplicate.at(),
-                            duplicate.signature(name)
-                        ),
-                    )
-                    .at(&duplicate.path, Some(duplicate.line)),
+                        first.id,
+                        canonical.at(),
+                        canonical.signature(name),
+                        duplicate.at(),
+                        duplicate.signature(name)
+                    ),
+                )
+                .at(&duplicate.path, Some(duplicate.line)),
             );
         }
         let (least, most) = canonical.arity();
@@ -691,25 +691,25 @@ fn consistency(prd_path: &str, contracts: &[Contract], sources: &SourceIndex) ->
                 None => format!("at least {least}"),
             };
             findings.push(
-                LoopCheck::Conflict
-                    .item(
-                        format!(
-                            "the call of {name} at {}:{} does not match {} at {}",
-                            call.path,
-                            call.line,
-                            canonical.signature(name),
-                            canonical.at()
-                        ),
-                        format!(
-                            "{}:{} calls {name} with {args} argument(s), but {} defines {} \
+                GateFinding::new(
+                    skein_conflict::SIGNATURE,
+                    format!(
+                        "the call of {name} at {}:{} does not match {} at {}",
+                        call.path,
+                        call.line,
+                        canonical.signature(name),
+                        canonical.at()
+                    ),
+                    format!(
+                        "{}:{} calls {name} with {args} argument(s), but {} defines {} \
                              taking {takes}: the signature and its caller disagree.",
-                            call.path,
-                            call.line,
-                            canonical.at(),
-                            canonical.signature(name)
-                        ),
-                    )
-                    .at(&call.path, Some(call.line)),
+                        call.path,
+                        call.line,
+                        canonical.at(),
+                        canonical.signature(name)
+                    ),
+                )
+                .at(&call.path, Some(call.line)),
             );
         }
     }

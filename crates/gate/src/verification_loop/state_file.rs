@@ -8,8 +8,8 @@ use std::sync::OnceLock;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::build_report::Item;
-use crate::verification_loop::loop_check::LoopCheck;
+use crate::check::rules::*;
+use crate::finding::GateFinding;
 use gatebench_gittree::LOOP_STATE_DIR;
 
 /// The loop as a whole: still iterating, or concluded.
@@ -391,7 +391,7 @@ pub enum ReadState {
     Absent,
     Found(Box<VerificationState>),
     /// The file exists but cannot be used; the finding says why and where.
-    Invalid(Box<Item>),
+    Invalid(Box<GateFinding>),
 }
 
 /// The state file's JSON Schema (`schemas/verification-state.schema.json`): seed 000's exact
@@ -511,15 +511,15 @@ pub fn read(repo_dir: &Path, requirement_id: &str) -> ReadState {
 
 fn invalid(path: &str, line: Option<u64>, why: String) -> ReadState {
     ReadState::Invalid(Box::new(
-        LoopCheck::State
-            .item(
-                "the verification state file cannot be resumed from",
-                format!(
-                    "{path}: {why}. The gate does not guess where the interrupted loop stood; \
+        GateFinding::new(
+            loop_state::UNRESUMABLE,
+            "the verification state file cannot be resumed from",
+            format!(
+                "{path}: {why}. The gate does not guess where the interrupted loop stood; \
                      delete the file to verify from the first round."
-                ),
-            )
-            .at(path, line),
+            ),
+        )
+        .at(path, line),
     ))
 }
 

@@ -8,12 +8,12 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::SystemTime;
 
-use crate::build_report::Item;
+use crate::check::rules::*;
+use crate::finding::GateFinding;
 use crate::loom::loom_findings;
 use crate::repo::{changes_between, RepoView};
 use crate::verification_loop::delivery;
 use crate::verification_loop::dimensions::{self, CommandContext, DimensionOutcome, MAX_ITEMS};
-use crate::verification_loop::loop_check::LoopCheck;
 use crate::verification_loop::loop_config::LoopConfig;
 use crate::verification_loop::loop_report;
 use crate::verification_loop::round::{Escalation, RoundResult, Start};
@@ -100,15 +100,15 @@ fn fix_summary(
 
 /// Writes the state; a failure to write is a finding (the loop could not checkpoint), never a
 /// silent loss.
-fn save(repo_dir: &Path, state: &VerificationState, findings: &mut Vec<Item>) {
+fn save(repo_dir: &Path, state: &VerificationState, findings: &mut Vec<GateFinding>) {
     if let Err(why) = state_file::write(repo_dir, state) {
         let path = state_file::path_for(&state.requirement_id);
-        let item = LoopCheck::State
-            .item(
-                "the verification state file could not be written",
-                format!("{path}: {why}. An interrupted loop could not resume from this round."),
-            )
-            .at(&path, None);
+        let item = GateFinding::new(
+            loop_state::UNWRITABLE,
+            "the verification state file could not be written",
+            format!("{path}: {why}. An interrupted loop could not resume from this round."),
+        )
+        .at(&path, None);
         if !findings.contains(&item) {
             findings.push(item);
         }
@@ -116,7 +116,7 @@ fn save(repo_dir: &Path, state: &VerificationState, findings: &mut Vec<Item>) {
 }
 
 /// The report of a repository whose Verification section cannot be used: BLOCKED, nothing run.
-pub fn invalid_config(items: Vec<Item>, repo: &RepoView, options: &GateOptions) -> Report {
+pub fn invalid_config(items: Vec<GateFinding>, repo: &RepoView, options: &GateOptions) -> Report {
     loop_report::invalid_config(items, repo, options)
 }
 
@@ -380,9 +380,46 @@ fn keys(steps: &[Step]) -> String {
     steps.iter().map(|s| s.key()).collect::<Vec<_>>().join(", ")
 }
 
+/// A concluded loop's finding for a dimension that still fails (or could not run).
+fn still_failing(state: &VerificationState, step: Step) -> GateFinding {
+    let record = state.dimensions.get(step);
+    let rule = match step {
+        _ if record.status == DimensionStatus::Blocked => loop_environment::NOT_RUNNABLE,
+        Step::Build => loop_build::FAILED,
+        Step::Test => loop_test::FAILED,
+        Step::Performance => loop_performance::FAILED,
+        Step::Standard => loop_standards::FAILED,
+        _ => loop_limit::OTHER,
+    };
+    let items: Vec<String> = record
+        .failed_items
+        .iter()
+        .chain(&record.critical_items)
+        .take(MAX_ITEMS)
+        .cloned()
+        .collect();
+    GateFinding::new(
+        rule,
+        format!(
+            "{} is still {} (round {})",
+            step.key(),
+            record.status.as_str(),
+            state.current_iteration
+        ),
+        format!(
+            "Last run: {}.{} The loop has concluded; it is not re-run.",
+            record.summary,
+            if items.is_empty() {
+                String::new()
+            } else {
+                format!(" Items: {}.", items.join("; "))
+            }
+        ),
+    )
+}
+
 /// A round that runs nothing: the loop has concluded. Its findings restate why.
 fn concluded(state: VerificationState, note: String) -> RoundResult {
-    let mut findings = Vec::new();
     let failing: Vec<Step> = Step::DIMENSIONS
         .into_iter()
         .filter(|s| {
@@ -392,53 +429,18 @@ fn concluded(state: VerificationState, note: String) -> RoundResult {
             )
         })
         .collect();
-    for step in &failing {
-        let record = state.dimensions.get(*step);
-        let check = match step {
-            Step::Build => LoopCheck::Build,
-            Step::Test => LoopCheck::Test,
-            Step::Performance => LoopCheck::Performance,
-            Step::Standard => LoopCheck::Standards,
-            _ => LoopCheck::Limit,
-        };
-        let check = if record.status == DimensionStatus::Blocked {
-            LoopCheck::Environment
-        } else {
-            check
-        };
-        let items: Vec<String> = record
-            .failed_items
-            .iter()
-            .chain(&record.critical_items)
-            .take(MAX_ITEMS)
-            .cloned()
-            .collect();
-        findings.push(check.item(
-            format!(
-                "{} is still {} (round {})",
-                step.key(),
-                record.status.as_str(),
-                state.current_iteration
-            ),
-            format!(
-                "Last run: {}.{} The loop has concluded; it is not re-run.",
-                record.summary,
-                if items.is_empty() {
-                    String::new()
-                } else {
-                    format!(" Items: {}.", items.join("; "))
-                }
-            ),
-        ));
-    }
+    let mut findings: Vec<GateFinding> = failing
+        .iter()
+        .map(|step| still_failing(&state, *step))
+        .collect();
     let path = state_file::path_for(&state.requirement_id);
     let escalated = state.status == LoopStatus::Blocked
         && failing
             .iter()
             .all(|s| state.dimensions.get(*s).status != DimensionStatus::Blocked);
-    let (check, title) = if escalated {
+    let (rule, title) = if escalated {
         (
-            LoopCheck::Escalation,
+            loop_escalation::ESCALATED,
             format!(
                 "the loop escalated in round {}: no third attempt at the same test point",
                 state.current_iteration
@@ -446,7 +448,7 @@ fn concluded(state: VerificationState, note: String) -> RoundResult {
         )
     } else {
         (
-            LoopCheck::Limit,
+            loop_limit::OTHER,
             format!(
                 "the loop concluded {} in round {} of {}",
                 if state.status == LoopStatus::Fail {
@@ -460,17 +462,17 @@ fn concluded(state: VerificationState, note: String) -> RoundResult {
         )
     };
     findings.push(
-        check
-            .item(
-                title,
-                format!(
-                    "{path} records a concluded loop ({}). Seed 000: a human must step in; nothing \
+        GateFinding::new(
+            rule,
+            title,
+            format!(
+                "{path} records a concluded loop ({}). Seed 000: a human must step in; nothing \
                      is verified again until the state file is deleted after review.",
-                    note
-                ),
-            )
-            .at(&path, None)
-            .requirement(&state.requirement_id),
+                note
+            ),
+        )
+        .at(&path, None)
+        .requirement(&state.requirement_id),
     );
     RoundResult {
         start: Start::Concluded,
@@ -502,7 +504,8 @@ fn alignment(
                 failed_items: Vec::new(),
                 critical_items: Vec::new(),
                 warning_items: Vec::new(),
-                findings: vec![LoopCheck::Environment.item(
+                findings: vec![GateFinding::new(
+                    loop_environment::NOT_RUNNABLE,
                     "V4 audit: the repository could not be read",
                     format!("{}: {}", error.code, error.message),
                 )],
@@ -577,7 +580,7 @@ fn escalation_finding(
     escalation: &Escalation,
     state: &VerificationState,
     iteration: u32,
-) -> Item {
+) -> GateFinding {
     let id = &config.requirement_id;
     let fix = state
         .fix_history
@@ -589,55 +592,62 @@ fn escalation_finding(
         .as_ref()
         .map(|(p, _)| format!(", the PRD {p}"))
         .unwrap_or_default();
-    LoopCheck::Escalation
-        .item(
-            format!(
-                "V2 test point {} failed in two consecutive rounds: escalated, {}",
-                escalation
-                    .points
-                    .iter()
-                    .map(|p| format!("`{p}`"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                if state.status == LoopStatus::Fail {
-                    "FAIL at the iteration limit"
-                } else {
-                    "BLOCKED for a human"
-                }
-            ),
-            format!(
-                "Seed 000, V2 step 5: the same test point may not be fixed a third time or have \
+    GateFinding::new(
+        loop_escalation::ESCALATED,
+        format!(
+            "V2 test point {} failed in two consecutive rounds: escalated, {}",
+            escalation
+                .points
+                .iter()
+                .map(|p| format!("`{p}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if state.status == LoopStatus::Fail {
+                "FAIL at the iteration limit"
+            } else {
+                "BLOCKED for a human"
+            }
+        ),
+        format!(
+            "Seed 000, V2 step 5: the same test point may not be fixed a third time or have \
                  its bar lowered. Round {}: {}. Round {iteration}: {}. Requirement {id}; design \
                  basis {}{prd}. Possible cause: the fix between the rounds did not address what \
                  the test point checks ({fix}). Nothing is re-run until a human has reviewed it \
                  and deleted the state file.",
-                escalation.previous_iteration,
-                escalation.previous_summary,
-                escalation.current_summary,
-                state.tech_design
-            ),
-        )
-        .at(state_file::path_for(id), None)
-        .requirement(id)
+            escalation.previous_iteration,
+            escalation.previous_summary,
+            escalation.current_summary,
+            state.tech_design
+        ),
+    )
+    .at(state_file::path_for(id), None)
+    .requirement(id)
 }
 
-fn limit_finding(config: &LoopConfig, state: &VerificationState, failing: &[Step]) -> Item {
+fn limit_finding(config: &LoopConfig, state: &VerificationState, failing: &[Step]) -> GateFinding {
     let id = &config.requirement_id;
-    LoopCheck::Limit
-        .item(
-            format!(
-                "{} still failing at the iteration limit ({} of {}): FAIL",
-                keys(failing),
-                state.current_iteration,
-                config.max_iterations
-            ),
-            format!(
-                "The loop ran its {} round(s) and {} still fail(s). Seed 000: FAIL, blocked, a human \
+    // The kind is the first failing dimension's: a build still failing is a failing build.
+    let rule = match failing.first() {
+        Some(Step::Build) => loop_limit::BUILD,
+        Some(Step::Performance) => loop_limit::PERFORMANCE,
+        Some(Step::Standard) => loop_limit::STANDARDS,
+        _ => loop_limit::OTHER,
+    };
+    GateFinding::new(
+        rule,
+        format!(
+            "{} still failing at the iteration limit ({} of {}): FAIL",
+            keys(failing),
+            state.current_iteration,
+            config.max_iterations
+        ),
+        format!(
+            "The loop ran its {} round(s) and {} still fail(s). Seed 000: FAIL, blocked, a human \
                  must step in; there is no further round.",
-                config.max_iterations,
-                keys(failing)
-            ),
-        )
-        .at(state_file::path_for(id), None)
-        .requirement(id)
+            config.max_iterations,
+            keys(failing)
+        ),
+    )
+    .at(state_file::path_for(id), None)
+    .requirement(id)
 }
