@@ -1,10 +1,10 @@
 #!/bin/sh
 # The reference gate as an outsider's verifier: it runs `gatebench gate` and keeps only what
-# seed 001's report v1 defines (scenarios/stripped-gate.yaml). Every key that only gatebench's gate
-# writes (findings' `validator`, `rule`, `requirementId`, `obligationId`; the `verificationLoop`
-# block; any other key outside the seed's shape) is removed, so this verifier is scored exactly as a
-# verify skill that never heard of gatebench would be: from verdicts, locations, titles and
-# descriptions.
+# the report v1 (docs/CONCEPTS.md#verify-report-v1) defines (scenarios/stripped-gate.yaml). Every key
+# that only gatebench's gate writes (findings' `validator`, `rule`, `requirementId`, `obligationId`;
+# the `verificationLoop` block; any other key outside the verify pipeline's shape) is removed, so
+# this verifier is scored exactly as a verify skill that never heard of gatebench would be: from
+# verdicts, locations, titles and descriptions.
 set -eu
 raw="${TMPDIR:-/tmp}/gate-raw.$$.json"
 trap 'rm -f "$raw"' EXIT

@@ -21,8 +21,8 @@ pub struct GateArgs {
     /// Write the report here instead of standard output.
     #[arg(long)]
     pub output: Option<PathBuf>,
-    /// The changes to verify (seed 001): `staged`, `unstaged` or `branch`. Default: detected
-    /// (staged changes if any, else unstaged, else the branch against the base).
+    /// The changes to verify (docs/CONCEPTS.md#verify-scope): `staged`, `unstaged` or `branch`.
+    /// Default: detected (staged changes if any, else unstaged, else the branch against the base).
     #[arg(long, value_enum)]
     pub scope: Option<ScopeArg>,
     /// Run the verification loop's commands in a Landlock sandbox (read system locations and

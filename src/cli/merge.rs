@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use gatebench::output::store::runs;
 use gatebench::output::render::summary;
+use gatebench::output::store::runs;
 
 use crate::cli::CmdResult;
 

@@ -32,7 +32,7 @@ pub struct ScenarioFile {
     pub pipeline: PipelineSpec,
     /// Several pipelines run over the same fixtures in one run, side by side (a matrix, instead of
     /// `pipeline`): each is judged by its own `thresholds` (default: the scenario's), and each
-    /// pair is compared (README: "Compare verifiers in one run").
+    /// pair is compared (docs/GUIDE.md, "Compare verifiers in one run").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pipelines: Vec<NamedPipeline>,
     /// Independent repetitions of every fixture (default 1).
@@ -146,10 +146,10 @@ pub enum PipelineSpec {
     /// gatebench's reference gate (the embedded default).
     #[default]
     Builtin,
-    /// The document-style checker of seed 004 section 2.1 (artifacts exist, PASS text, exit 0,
-    /// log hash), for comparison.
+    /// The document-style checker of the Loom plan (docs/CONCEPTS.md#loom-document-style-checker)
+    /// (artifacts exist, PASS text, exit 0, log hash), for comparison.
     Legacy,
-    /// Any external verifier, run as a process per round (README: "External pipelines").
+    /// Any external verifier, run as a process per round (docs/GUIDE.md, "External pipelines").
     Command(CommandSpec),
 }
 
@@ -219,7 +219,7 @@ pub struct CommandSpec {
     /// Runs between rounds instead of the fixtures' scripted fixes; its changes are committed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fixer: Option<FixerSpec>,
-    /// The Landlock filesystem sandbox (README, "The sandbox"): on by default; `none` turns it
+    /// The Landlock filesystem sandbox (docs/GUIDE.md, "The sandbox"): on by default; `none` turns it
     /// off, `required` makes a kernel without Landlock an error, a mapping widens it.
     #[serde(default, skip_serializing_if = "SandboxSpec::is_default")]
     pub sandbox: SandboxSpec,
@@ -352,7 +352,8 @@ impl Network {
 #[serde(deny_unknown_fields)]
 pub struct KindRule {
     pub kind: Kind,
-    /// Searched in the finding's `class` (seed 001: correctness, coverage, test-failure, ...).
+    /// Searched in the finding's `class` (docs/CONCEPTS.md#verify-finding-classes: correctness,
+    /// coverage, test-failure, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<String>,
     /// Searched in the finding's `validator`, for verifiers that write one.
@@ -489,10 +490,12 @@ pub struct Thresholds {
     /// locus.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_finding_precision: Option<f64>,
-    /// Optional: the least Requirement Recall (seed 004 16.2): planted requirement ids named.
+    /// Optional: the least Requirement Recall (docs/CONCEPTS.md#loom-eval-metrics): planted
+    /// requirement ids named.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_requirement_recall: Option<f64>,
-    /// Optional: the least Obligation Recall (seed 004 16.2): planted obligation ids named.
+    /// Optional: the least Obligation Recall (docs/CONCEPTS.md#loom-eval-metrics): planted
+    /// obligation ids named.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_obligation_recall: Option<f64>,
     /// A committed results file, relative to this scenario, that the run must not regress

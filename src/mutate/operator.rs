@@ -7,7 +7,8 @@ use crate::corpus::{Blob, Files};
 use crate::mutate::ledger::Ledger;
 
 /// The families of issue 12, for grouping and per-family metrics.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, strum::IntoStaticStr)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Family {
     Ledger,
     Tasks,
@@ -22,19 +23,9 @@ pub enum Family {
 }
 
 impl Family {
+    /// The family's name, as mutant categories carry it (`mutant-<family>`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Family::Ledger => "ledger",
-            Family::Tasks => "tasks",
-            Family::Refs => "refs",
-            Family::Evidence => "evidence",
-            Family::Approvals => "approvals",
-            Family::Ownership => "ownership",
-            Family::Code => "code",
-            Family::Reviews => "reviews",
-            Family::Convergence => "convergence",
-            Family::Delivery => "delivery",
-        }
+        self.into()
     }
 }
 

@@ -5,8 +5,8 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::error::{Error, Result};
 use crate::atomic;
+use crate::error::{Error, Result};
 use crate::output::render::html;
 use crate::output::render::junit;
 use crate::output::render::summary;

@@ -42,7 +42,7 @@ pub fn taxonomy_mapping_markdown() -> String {
     use strum::IntoEnumIterator;
     let count = |group| Check::in_group(group).count();
     let mut out = format!(
-        "{}\n\n{} checks and {} rules: {} validators ({} required by seed 004 §9.2, {} on the \
+        "{}\n\n{} checks and {} rules: {} validators ({} required by the Loom plan, {} on the \
          detail ledger, {} on the pipeline configuration, {} independent recomputations) and {} \
          checks of the verification loop, the delivery-documents gate and skein-check.\n\n\
          | check | group | severity | class | rules: `rule` → kind |\n|---|---|---|---|---|\n",

@@ -1,6 +1,6 @@
 //! The `command` pipeline: any external verifier (a script, a validator binary, a coding agent
 //! running a verify skill) run as a process per round in the materialized repository, its report
-//! v1 read back and checked; and its optional fixer. The protocol is in the README ("External
+//! v1 read back and checked; and its optional fixer. The protocol is in docs/GUIDE.md ("External
 //! pipelines").
 
 use std::path::{Path, PathBuf};
@@ -69,7 +69,7 @@ pub fn preflight(spec: &PipelineSpec) -> Result<(), String> {
     if spec.sandbox.mode() == SandboxMode::Required && process::landlock_abi().is_none() {
         return Err(
             "the scenario says `sandbox: required` but this kernel has no Landlock \
-                    (see the README, \"The sandbox\")"
+                    (see docs/GUIDE.md, \"The sandbox\")"
                 .into(),
         );
     }

@@ -11,8 +11,9 @@ use crate::corpus::taxonomy::Kind;
 use crate::score::typing::KindMap;
 use gatebench_report::Finding;
 
-/// The severity from which a finding is FAIL-level: seed 001's high (7-8) and critical (9-10).
-/// Lower ones are advice a gate may pass with; precision and noise count only what blocks.
+/// The severity from which a finding is FAIL-level: the high (7-8) and critical (9-10) severities of
+/// the verify pipeline (docs/CONCEPTS.md#verify-severity). Lower ones are advice a gate may pass
+/// with; precision and noise count only what blocks.
 pub const FAIL_LEVEL: u8 = 7;
 
 /// What one omission trial's report said about the planted ground truth.

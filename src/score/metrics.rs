@@ -75,9 +75,11 @@ pub struct GroundTruthMetrics {
     pub golden_trials: u64,
     /// FAIL-level findings per golden trial (noise); `None` without golden trials.
     pub noise: Option<f64>,
-    /// Seed 004 16.2 Requirement Recall: planted requirement ids named / planted.
+    /// Requirement Recall (docs/CONCEPTS.md#loom-eval-metrics): planted requirement ids named /
+    /// planted.
     pub requirement_recall: Option<Rate>,
-    /// Seed 004 16.2 Obligation Recall: planted obligation ids named / planted.
+    /// Obligation Recall (docs/CONCEPTS.md#loom-eval-metrics): planted obligation ids named /
+    /// planted.
     pub obligation_recall: Option<Rate>,
 }
 

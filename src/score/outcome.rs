@@ -1,5 +1,5 @@
 //! Outcomes: what one fixture trial came to, scored against what a correct gate must say
-//! (DESIGN.md's table), and how its rounds compare with the expected convergence.
+//! (docs/CONCEPTS.md#outcomes), and how its rounds compare with the expected convergence.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -1,6 +1,7 @@
 //! Trials and non-determinism: per fixture, whether its k trials were good in all (pass^k), some
 //! (flaky) or none; over fixtures, pass^k and pass@1 with Wilson intervals and the rate at which
-//! trials of one fixture disagree on the verdict (seed 004's Reviewer Disagreement).
+//! trials of one fixture disagree on the verdict (Reviewer Disagreement,
+//! docs/CONCEPTS.md#loom-eval-metrics).
 //!
 //! An error or a timeout is a trial that was not good: a fixture detected in two trials and timed
 //! out in the third is flaky, because its detection cannot be relied on.

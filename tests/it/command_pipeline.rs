@@ -1,5 +1,5 @@
 //! The command pipeline against verifiers that misbehave on purpose (tests/pipelines/*.sh): each
-//! must come to the outcome the protocol states (README, "External pipelines"), never a pass. Also
+//! must come to the outcome the protocol states (docs/GUIDE.md, "External pipelines"), never a pass. Also
 //! the read-only check, the fixer loop, trials, the result cache (zero invocations on a re-run,
 //! one fixture changed re-runs only it, an interrupted run resumes) and replay.
 

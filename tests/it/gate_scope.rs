@@ -1,6 +1,7 @@
-//! `gatebench gate` reports seed 001's scope: on a repository with a committed, a staged and an
-//! unstaged change it detects `staged` with the changed line ranges, and `--scope` selects each
-//! mode, the other changes listed as excluded with their reason.
+//! `gatebench gate` reports the scope of the verify pipeline (docs/CONCEPTS.md#verify-scope): on a
+//! repository with a committed, a staged and an unstaged change it detects `staged` with the changed
+//! line ranges, and `--scope` selects each mode, the other changes listed as excluded with their
+//! reason.
 
 use crate::common;
 

@@ -1,12 +1,12 @@
 //! The integration tests, one binary (issue 47: each test binary linked the whole harness).
 //! `cargo test --test it MODULE::` runs one file's tests, e.g. `cargo test --test it bad_input::`.
 
-mod common;
 mod architecture;
 mod bad_input;
 mod ci_outputs;
 mod closed_pipe;
 mod command_pipeline;
+mod common;
 mod fuzz_corpus;
 mod gate_scope;
 mod git_steering;
@@ -20,7 +20,6 @@ mod interrupt;
 mod interrupt_resume;
 mod isolation;
 mod lazy_compose;
-mod verification_loop;
 mod materialize_props;
 mod matrix;
 mod mutate;
@@ -31,3 +30,4 @@ mod run;
 mod schemas;
 mod shard;
 mod streaming_outputs;
+mod verification_loop;

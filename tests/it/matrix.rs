@@ -450,7 +450,7 @@ fn an_interrupted_matrix_run_leaves_nothing_not_even_a_finished_pipeline() {
 }
 
 /// `scenarios/matrix.yaml` runs the stripped gate with `scenarios/stripped-gate.yaml`'s mapping
-/// (the README compares their figures): the two copies of the mapping must not drift apart.
+/// (docs/GUIDE.md compares their figures): the two copies of the mapping must not drift apart.
 #[test]
 fn the_bundled_matrix_types_the_stripped_gate_as_its_own_scenario_does() {
     let read = |name: &str| -> yaml_serde::Value {

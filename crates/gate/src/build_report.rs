@@ -1,6 +1,6 @@
-//! Assembling the verify JSON report v1 (seed 001, 8c) from the gate's findings: `findings[]` and
-//! their `issues[]` mirror, scope, triage and one skill result per check group. Shared by the
-//! reference gate and the legacy checker.
+//! Assembling the verify JSON report v1 (docs/CONCEPTS.md#verify-report-v1) from the gate's
+//! findings: `findings[]` and their `issues[]` mirror, scope, triage and one skill result per check
+//! group. Shared by the reference gate and the legacy checker.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
@@ -43,8 +43,9 @@ pub struct SkillGroup {
     pub validators: Vec<&'static str>,
 }
 
-/// The scope of a run that resolved HEAD and the merge base, detected as seed 001 says (staged,
-/// then unstaged, then branch) unless the caller asked for a mode.
+/// The scope of a run that resolved HEAD and the merge base, detected as the verify pipeline
+/// (docs/CONCEPTS.md#verify-scope) says (staged, then unstaged, then branch) unless the caller asked
+/// for a mode.
 pub fn scope_of(repo: &RepoView, base_ref: &str) -> Scope {
     scope_in_mode(repo, base_ref, None)
 }

@@ -4,7 +4,8 @@
 
 use strum::{EnumIter, EnumString, IntoEnumIterator, IntoStaticStr};
 
-/// The seed 001 finding classes the gate uses.
+/// The finding classes of the verify pipeline (docs/CONCEPTS.md#verify-finding-classes) the gate
+/// uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, IntoStaticStr)]
 #[strum(serialize_all = "kebab-case")]
 pub enum Class {
@@ -25,7 +26,8 @@ impl Class {
 /// Which part of the gate runs a check; the first four are reported as one skill each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Group {
-    /// The 14 validators every workflow must declare (seed 004, 9.2), in the seed's order.
+    /// The 14 validators every workflow must declare (docs/CONCEPTS.md#loom-required-validators), in
+    /// the Loom plan's order.
     Required,
     /// The checks on the detail ledger itself.
     Ledger,
@@ -81,7 +83,7 @@ macro_rules! registry {
             $($rule:ident = $name:literal => $kind:literal,)+
         }
     )+) => {
-        /// Every check the gate runs, in report order: the required validators in the seed's
+        /// Every check the gate runs, in report order: the required validators in the Loom plan's
         /// order, the ledger, pipeline and independent checks, then the loop's.
         #[derive(
             Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, EnumIter, EnumString,
@@ -124,7 +126,7 @@ macro_rules! registry {
 }
 
 registry! {
-    // The 14 required validators, in the seed's order.
+    // The 14 required validators, in the Loom plan's order.
     TaskSetComplete in task_set_complete: Required, 9, PlanCompleteness {
         NO_STATE = "no-task-state" => "task-state-missing",
         NO_DEFINITION = "state-without-task" => "traceability-mismatch",
@@ -288,7 +290,7 @@ registry! {
     LoopStandards in loop_standards: Loop, 7, Style {
         FAILED = "failed" => "standards-violation",
     }
-    /// The same V2 test point failed in two consecutive rounds (seed 000, V2 step 5).
+    /// The same V2 test point failed in two consecutive rounds (docs/CONCEPTS.md#loop-escalation).
     LoopEscalation in loop_escalation: Loop, 9, TestFailure {
         ESCALATED = "escalated" => "test-failing",
     }

@@ -47,7 +47,7 @@ versioned!(
     PipelineState,
 );
 
-/// The 15 detail categories every requirement concludes (seed 004, 6.3).
+/// The 15 detail categories every requirement concludes (docs/CONCEPTS.md#loom-detail-categories).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
 )]
@@ -71,7 +71,7 @@ pub enum DetailCategory {
 }
 
 impl DetailCategory {
-    /// Every category, in the order of seed 004, 6.3.
+    /// Every category, in the order of the Loom plan (docs/CONCEPTS.md#loom-detail-categories).
     pub const ALL: [DetailCategory; 15] = [
         DetailCategory::HappyPath,
         DetailCategory::Boundary,
@@ -130,7 +130,8 @@ impl Conclusion {
     }
 }
 
-/// The status of a behaviour obligation (and of a requirement) (seed 004, 6.2).
+/// The status of a behaviour obligation (and of a requirement)
+/// (docs/CONCEPTS.md#loom-obligations-and-statuses).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ObligationStatus {
@@ -193,7 +194,7 @@ pub struct DetailConclusion {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Obligation {
     pub id: String,
-    /// Absent for an obligation that flowed back from convergence (seed 004, 7.9).
+    /// Absent for an obligation that flowed back from convergence (docs/CONCEPTS.md#loom-flow-back).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<DetailCategory>,
     pub description: String,
@@ -220,10 +221,10 @@ pub struct Obligation {
     /// For a `superseded` obligation: the approval receipt (relative to the feature folder).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval: Option<String>,
-    /// Where the obligation came from, e.g. `convergence-finding` (seed 004, 7.9).
+    /// Where the obligation came from, e.g. `convergence-finding` (docs/CONCEPTS.md#loom-flow-back).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
-    /// The finding that introduced it (seed 004, 7.9).
+    /// The finding that introduced it (docs/CONCEPTS.md#loom-flow-back).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub introduced_by: Option<String>,
 }
@@ -235,7 +236,7 @@ impl Obligation {
     }
 }
 
-/// How an obligation will be verified (seed 004, 6.4).
+/// How an obligation will be verified (docs/CONCEPTS.md#loom-test-plan).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TestPlan {
     /// Free text: `unit`, `integration`, `contract`, `property`, `manual`...
@@ -344,8 +345,8 @@ pub struct ImplementationReceipt {
     pub schema_version: u32,
     pub task_id: String,
     /// The source tree the receipt was taken on; with `diff_sha256`, one of the two bindings
-    /// (seed 004, 9.2: evidence binds the current git tree or diff hash). Every binding given
-    /// must be current, and at least one must be given.
+    /// (docs/CONCEPTS.md#loom-evidence-binding: evidence binds the current git tree or diff hash).
+    /// Every binding given must be current, and at least one must be given.
     #[serde(default)]
     pub git_tree: Option<String>,
     /// `sha256:<hex>` of the change the receipt was taken on (`gittree::diff_sha256`).
@@ -362,14 +363,14 @@ pub struct ImplementedObligation {
     pub implementation_refs: Vec<String>,
     #[serde(default)]
     pub test_refs: Vec<String>,
-    /// Behaviour the change kept as it was (seed 004, 7.5).
+    /// Behaviour the change kept as it was (docs/CONCEPTS.md#loom-candidate-mapping).
     #[serde(default)]
     pub preserved_invariants: Vec<String>,
     pub candidate_status: ObligationStatus,
 }
 
-/// A finding as reviewers and evaluators record it inside their receipts (seed 004, 11). Open:
-/// evaluators may add their own keys.
+/// A finding as reviewers and evaluators record it inside their receipts
+/// (docs/CONCEPTS.md#loom-findings). Open: evaluators may add their own keys.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReceiptFinding {
     pub severity: Severity,
@@ -397,8 +398,8 @@ pub struct ReviewReceipt {
     pub reviewer: String,
     pub verdict: ReviewVerdict,
     /// The source tree the receipt was taken on; with `diff_sha256`, one of the two bindings
-    /// (seed 004, 9.2: evidence binds the current git tree or diff hash). Every binding given
-    /// must be current, and at least one must be given.
+    /// (docs/CONCEPTS.md#loom-evidence-binding: evidence binds the current git tree or diff hash).
+    /// Every binding given must be current, and at least one must be given.
     #[serde(default)]
     pub git_tree: Option<String>,
     /// `sha256:<hex>` of the change the receipt was taken on (`gittree::diff_sha256`).
@@ -408,13 +409,13 @@ pub struct ReviewReceipt {
     pub findings: Vec<ReceiptFinding>,
 }
 
-/// `receipts/tests/<name>.json` (seed 004, 10.1).
+/// `receipts/tests/<name>.json` (docs/CONCEPTS.md#loom-test-receipts).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TestReceipt {
     pub schema_version: u32,
     /// The source tree the receipt was taken on; with `diff_sha256`, one of the two bindings
-    /// (seed 004, 9.2: evidence binds the current git tree or diff hash). Every binding given
-    /// must be current, and at least one must be given.
+    /// (docs/CONCEPTS.md#loom-evidence-binding: evidence binds the current git tree or diff hash).
+    /// Every binding given must be current, and at least one must be given.
     #[serde(default)]
     pub git_tree: Option<String>,
     /// `sha256:<hex>` of the change the receipt was taken on (`gittree::diff_sha256`).
@@ -463,8 +464,8 @@ pub struct EvaluationReceipt {
     pub evaluator: String,
     pub verdict: ReviewVerdict,
     /// The source tree the receipt was taken on; with `diff_sha256`, one of the two bindings
-    /// (seed 004, 9.2: evidence binds the current git tree or diff hash). Every binding given
-    /// must be current, and at least one must be given.
+    /// (docs/CONCEPTS.md#loom-evidence-binding: evidence binds the current git tree or diff hash).
+    /// Every binding given must be current, and at least one must be given.
     #[serde(default)]
     pub git_tree: Option<String>,
     /// `sha256:<hex>` of the change the receipt was taken on (`gittree::diff_sha256`).
@@ -474,7 +475,7 @@ pub struct EvaluationReceipt {
     pub findings: Vec<ReceiptFinding>,
 }
 
-/// `receipts/approvals/<stage>.json` (seed 004, 10.2).
+/// `receipts/approvals/<stage>.json` (docs/CONCEPTS.md#loom-approval-receipts).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ApprovalReceipt {
     pub schema_version: u32,
@@ -530,7 +531,7 @@ fn schema_version_one() -> u32 {
 /// `findings/<id>.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LedgerFinding {
-    /// Seed 004's finding (7.6) carries none; 1 when absent.
+    /// The omission hunter's finding (docs/CONCEPTS.md#loom-findings) carries none; 1 when absent.
     #[serde(default = "schema_version_one")]
     pub schema_version: u32,
     pub id: String,
@@ -541,12 +542,13 @@ pub struct LedgerFinding {
     pub requirement_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub obligation_id: Option<String>,
-    /// Open unless it says otherwise (seed 004, 7.6 records a new finding without status).
+    /// Open unless it says otherwise (the omission hunter's finding in
+    /// docs/CONCEPTS.md#loom-findings has no status).
     #[serde(default)]
     pub status: FindingStatus,
     #[serde(default)]
     pub evidence: String,
-    /// What the finding's author suggests doing (seed 004, 7.6).
+    /// What the finding's author suggests doing (docs/CONCEPTS.md#loom-findings).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suggested_action: Option<String>,
     /// A receipt (relative to the feature folder) that closes the finding.

@@ -1,6 +1,7 @@
-//! The legacy "document-style" checker of seed 004, 2.1: artifacts exist, no placeholder text, a
-//! report that says PASS, exit codes 0 and log hashes that match. Nothing else. It is the weak
-//! baseline the reference gate is measured against, and it honestly checks what it claims.
+//! The legacy "document-style" checker of the Loom plan
+//! (docs/CONCEPTS.md#loom-document-style-checker): artifacts exist, no placeholder text, a report
+//! that says PASS, exit codes 0 and log hashes that match. Nothing else. It is the weak baseline the
+//! reference gate is measured against, and it honestly checks what it claims.
 
 use std::path::Path;
 
@@ -25,7 +26,7 @@ const LOG_HASHES: &str = "legacy-log-hashes";
 fn groups() -> Vec<SkillGroup> {
     vec![SkillGroup {
         skill: "legacy-document-checks",
-        reason: "the document-style checks of seed 004 2.1 always run",
+        reason: "the document-style checks of the Loom plan always run",
         validators: vec![ARTIFACTS, PLACEHOLDERS, REPORT_PASS, EXIT_CODES, LOG_HASHES],
     }]
 }
@@ -306,7 +307,8 @@ mod tests {
 
     #[test]
     fn the_legacy_checker_passes_stale_evidence_and_a_pending_task() {
-        // The weakness seed 004 2.1 describes: documents and hashes look fine, so it passes.
+        // The weakness the Loom plan (docs/CONCEPTS.md#loom-document-style-checker) describes:
+        // documents and hashes look fine, so it passes.
         let mut golden = Golden::new();
         golden.edit_json(&feature("task-states/T2.state.json"), |state| {
             state["status"] = json!("pending");

@@ -1,8 +1,9 @@
 //! The reference verification gate: the deterministic checks of the Loom pipeline reliability plan
-//! (seed 004) over the ledger layout of `docs/LEDGER.md`, and the verification loop of seed 000
-//! with skein-check (seed 002) when the repository declares it (`docs/LOOP.md`). Also the legacy
-//! document-style checker it is compared with. Both are systems under test: this crate does not
-//! depend on the harness, so neither can see a fixture or an expectation.
+//! (docs/CONCEPTS.md#the-loom-plan) over the ledger layout of `docs/LEDGER.md`, and the verification
+//! loop (docs/CONCEPTS.md#the-verification-loop) with skein-check (docs/CONCEPTS.md#skein-check)
+//! when the repository declares it (`docs/LOOP.md`). Also the legacy document-style checker it is
+//! compared with. Both are systems under test: this crate does not depend on the harness, so neither
+//! can see a fixture or an expectation.
 
 pub mod build_report;
 pub mod check;

@@ -358,8 +358,8 @@ pub fn parse_json_collecting<T: DeserializeOwned + Versioned>(
     (parsed, warnings)
 }
 
-/// Parses JSON text into `T` without a `schema_version` check (a seed example is often a
-/// fragment of a ledger file): the value, and one warning per unknown key.
+/// Parses JSON text into `T` without a `schema_version` check (an example of the Loom plan is often
+/// a fragment of a ledger file): the value, and one warning per unknown key.
 pub fn parse_fragment<T: DeserializeOwned>(
     file: &TextFile,
 ) -> (Result<T, Box<GateFinding>>, Vec<GateFinding>) {

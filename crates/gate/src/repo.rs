@@ -66,9 +66,10 @@ pub struct RepoView {
     /// The tree id of the work tree's files outside `specs/` (see `gittree::source_tree_id`).
     pub source_tree: String,
     /// `sha256:<hex>` of the change from the merge base to the work tree, outside `specs/` (see
-    /// `gittree::diff_sha256`): the other binding a receipt may record (seed 004, 10.1).
+    /// `gittree::diff_sha256`): the other binding a receipt may record
+    /// (docs/CONCEPTS.md#loom-evidence-binding).
     pub diff_sha256: String,
-    /// Whether the git dir differs from the common dir (seed 004, 12.2).
+    /// Whether the git dir differs from the common dir (docs/CONCEPTS.md#loom-worktree-detection).
     pub linked_worktree: bool,
     /// Files that differ between the merge base and HEAD's commit: `git diff BASE...HEAD`.
     pub committed_changes: Vec<Change>,
@@ -425,8 +426,9 @@ pub fn is_plain_relative(path: &str) -> bool {
         .all(|component| matches!(component, Component::Normal(_)))
 }
 
-/// Whether the repository's git dir is not its common dir: a linked worktree (seed 004, 12.2).
-/// Being "inside a work tree" says nothing about this; a plain clone is inside one too.
+/// Whether the repository's git dir is not its common dir: a linked worktree
+/// (docs/CONCEPTS.md#loom-worktree-detection). Being "inside a work tree" says nothing about this; a
+/// plain clone is inside one too.
 pub fn is_linked_worktree(repo: &Repository) -> bool {
     // libgit2 sets the common dir to the git dir itself when there is no `commondir` file: the
     // same path needs no resolving (a dozen system calls, one per component of each).

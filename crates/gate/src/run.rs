@@ -20,7 +20,7 @@ pub fn skill_groups() -> Vec<SkillGroup> {
     vec![
         SkillGroup {
             skill: "loom-validators",
-            reason: "the 14 required validators of seed 004 9.2 always run, whatever the workflow declares",
+            reason: "the 14 required validators of the Loom plan always run, whatever the workflow declares",
             validators: names(Group::Required),
         },
         SkillGroup {
@@ -48,8 +48,8 @@ pub fn run_gate(repo_dir: &Path, options: &GateOptions) -> Report {
 }
 
 /// `run_gate` with the scope mode the caller asks for (`gatebench gate --scope`); `None` detects
-/// it (seed 001: staged, then unstaged, then branch). The scope is what the report says was
-/// verified; the Loom validators judge the whole feature ledger whatever the mode.
+/// it (docs/CONCEPTS.md#verify-scope: staged, then unstaged, then branch). The scope is what the
+/// report says was verified; the Loom validators judge the whole feature ledger whatever the mode.
 pub fn run_gate_in_scope(
     repo_dir: &Path,
     options: &GateOptions,

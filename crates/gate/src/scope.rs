@@ -1,6 +1,7 @@
-//! Seed 001's scope detection: staged changes first, then unstaged (and untracked) ones, then the
-//! branch's commits against the merge base, or the mode the caller asks for; each included file
-//! with its changed line ranges, every other changed file excluded with its reason.
+//! Scope detection as the verify pipeline (docs/CONCEPTS.md#verify-scope) defines it: staged changes
+//! first, then unstaged (and untracked) ones, then the branch's commits against the merge base, or
+//! the mode the caller asks for; each included file with its changed line ranges, every other
+//! changed file excluded with its reason.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -12,7 +13,7 @@ use gatebench_report::{ExcludedFile, ScopeFile};
 
 use crate::repo::{RepoView, SnapshotFile};
 
-/// Which changes a run verifies (seed 001, `--scope`).
+/// Which changes a run verifies (docs/CONCEPTS.md#verify-scope, `--scope`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ScopeMode {
     Staged,

@@ -116,7 +116,7 @@ fn drift(workflow: &Workflow, text: &TextFile) -> Vec<GateFinding> {
                     format!("the workflow does not declare {}", required.as_str()),
                     format!(
                         "{WORKFLOW_PATH} declares {} in no step, but it is one of the 14 \
-                         required validators (seed 004, 9.2). The gate runs it anyway; declare \
+                         required validators (the Loom plan). The gate runs it anyway; declare \
                          it in the step that must enforce it.",
                         required.as_str()
                     ),

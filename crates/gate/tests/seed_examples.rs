@@ -1,7 +1,8 @@
-//! Seed conformance: every JSON example of seed 004 (copied verbatim into `tests/data/seed004/`,
-//! since a fresh clone has no seeds folder) goes through the gate's JSON loader into the ledger
-//! type it illustrates, with no finding above a warning and no unknown key; seed 000's state file
-//! example (`tests/data/seed000/`) is read as a loop state.
+//! Conformance: every JSON example of the Loom plan (docs/CONCEPTS.md#the-loom-plan), copied
+//! verbatim into `tests/data/seed004/`, goes through the gate's JSON loader into the ledger type it
+//! illustrates, with no finding above a warning and no unknown key; the state file example of the
+//! verification loop (docs/CONCEPTS.md#loop-state-file) (`tests/data/seed000/`) is read as a loop
+//! state.
 
 use std::path::Path;
 
@@ -44,7 +45,7 @@ fn example(name: &str) -> TextFile {
 }
 
 /// Loads one example as `T` the way the gate loads a ledger file; panics on any finding above a
-/// warning, and on any warning (the seed's own keys must all be known).
+/// warning, and on any warning (the Loom plan's own keys must all be known).
 fn loads_as<T: DeserializeOwned>(name: &str) -> T {
     let file = example(name);
     let mut findings = duplicate_key_findings(&file);
@@ -116,10 +117,11 @@ fn every_file_of_the_seed_data_folder_is_covered_by_a_test() {
         })
         .collect();
     names.sort();
-    assert_eq!(names.len(), 10, "seed 004 has 10 JSON examples: {names:?}");
+    assert_eq!(names.len(), 10, "the plan has 10 JSON examples: {names:?}");
 }
 
-/// Seed 000's state file example, verbatim, at its path in a repository.
+/// The state file example of the verification loop (docs/CONCEPTS.md#loop-state-file), verbatim, at
+/// its path in a repository.
 fn state_repository(text: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir
@@ -135,7 +137,7 @@ fn state_repository(text: &str) -> tempfile::TempDir {
 fn seed_000_state() -> String {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/seed000/SV-xxxxx-verification.json");
-    std::fs::read_to_string(path).expect("seed 000 state example")
+    std::fs::read_to_string(path).expect("the verification loop state example")
 }
 
 #[test]

@@ -16,9 +16,10 @@ use sha2::{Digest, Sha256};
 /// ledger cannot contain the id of a tree that contains itself.
 pub const LEDGER_DIR: &str = "specs";
 
-/// The folder of the verification loop's machine state (seed 000: `docs/delivery/.state/`). The
-/// gate writes its state file there between rounds, so it is never part of the source tree, of
-/// the changes a gate judges, or of the delivery diff: evidence stays bound while the loop runs.
+/// The folder of the verification loop's machine state (docs/CONCEPTS.md#loop-state-file:
+/// `docs/delivery/.state/`). The gate writes its state file there between rounds, so it is never
+/// part of the source tree, of the changes a gate judges, or of the delivery diff: evidence stays
+/// bound while the loop runs.
 pub const LOOP_STATE_DIR: &str = "docs/delivery/.state";
 
 /// Regular, non-executable file mode.
@@ -152,7 +153,8 @@ where
 }
 
 /// `sha256:<hex>` of [`diff_manifest`]: the `diff_sha256` a receipt binds the change with
-/// (seed 004, 10.1), computed from the merge base's files and the current files.
+/// (docs/CONCEPTS.md#loom-test-receipts), computed from the merge base's files and the current
+/// files.
 pub fn diff_sha256<'a, B, C>(base: B, current: C) -> String
 where
     B: IntoIterator<Item = (&'a str, Oid)>,

@@ -1,4 +1,4 @@
-//! Reading a pipeline's report: JSON syntax, the report v1 JSON Schema, then the seed's
+//! Reading a pipeline's report: JSON syntax, the report v1 JSON Schema, then the verify pipeline's
 //! consistency rules. Anything that fails is an error outcome, never a verdict.
 
 use std::sync::OnceLock;
@@ -96,8 +96,8 @@ fn name(value: impl serde::Serialize) -> String {
         .to_owned()
 }
 
-/// The seed's rules that a schema cannot say: `status` and `overall.result` agree, a pass carries
-/// no critical finding, issues-found carries at least one.
+/// The verify pipeline's rules that a schema cannot say: `status` and `overall.result` agree, a pass
+/// carries no critical finding, issues-found carries at least one.
 pub fn consistency(report: &Report) -> Result<(), ReportError> {
     if report.schema_version != 1 {
         return Err(ReportError::SchemaVersion(report.schema_version));

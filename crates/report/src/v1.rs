@@ -1,10 +1,11 @@
-//! The verify JSON report v1 (seed 001, section 8c): the wire format every pipeline writes and the
-//! harness reads.
+//! The verify JSON report v1 (docs/CONCEPTS.md#verify-report-v1): the wire format every pipeline
+//! writes and the harness reads.
 //!
-//! Field names follow the seed exactly (camelCase). The seed allows unknown keys, so the types
-//! here keep what the harness scores on and carry the rest through `extra`, untouched. Each finding
-//! may carry `validator`, `requirementId`, `obligationId` and `class`, so that it can be matched
-//! against what a fixture planted.
+//! Field names follow the report v1 of the verify pipeline (docs/CONCEPTS.md#verify-report-v1)
+//! exactly (camelCase). The report allows unknown keys, so the types here keep what the harness
+//! scores on and carry the rest through `extra`, untouched. Each finding may carry `validator`,
+//! `requirementId`, `obligationId` and `class`, so that it can be matched against what a fixture
+//! planted.
 
 use std::collections::BTreeMap;
 
@@ -20,7 +21,7 @@ pub enum Status {
     Error,
 }
 
-/// `overall.result`: the verdict. Its only values, per the seed.
+/// `overall.result`: the verdict. Its only values, per the verify pipeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum OverallResult {
@@ -101,7 +102,7 @@ pub struct Finding {
         skip_serializing_if = "Option::is_none"
     )]
     pub obligation_id: Option<String>,
-    /// One of the seed's classes: correctness, security, coverage, comment, ux, visual,
+    /// One of the verify pipeline's classes: correctness, security, coverage, comment, ux, visual,
     /// test-failure, environment, style, plan-completeness.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<String>,
@@ -208,7 +209,7 @@ impl Triage {
     }
 }
 
-/// The normalized skill statuses of seed 001.
+/// The normalized skill statuses of the verify pipeline (docs/CONCEPTS.md#verify-skill-statuses).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum SkillStatus {

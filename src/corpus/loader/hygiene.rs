@@ -5,7 +5,7 @@
 //!
 //! 1. No file says `planted`, `omission`, `fixture` or `gatebench` (any case), once
 //!    `{{gatebench:...}}` placeholders are taken out (they are filled before materialization) and
-//!    the vocabularies a real repository has too are taken out: the seeds' `omission-hunter`
+//!    the vocabularies a real repository has too are taken out: the Loom plan's `omission-hunter`
 //!    reviewer (also written `Omission hunter`), pytest's `pytest.fixture`, and the reference
 //!    gate's generator command `gatebench workflow-schema`, which the schema file it writes names.
 //! 2. The words of an omission fixture's id do not appear in the comments of its planted files.

@@ -12,8 +12,8 @@ use minijinja::Environment;
 use quick_junit::{Report, TestSuite};
 use serde::Serialize;
 
-use crate::error::{Error, Result};
 use crate::atomic;
+use crate::error::{Error, Result};
 use crate::output::render::compare::{show_interval, show_rate};
 use crate::output::render::escape;
 use crate::output::render::junit;

@@ -569,7 +569,7 @@ fn md_ground_truth(out: &mut String, results: &RunResults) {
         "\n## Ground truth\n\nFrom each report alone, as for any verifier (docs/SCORING.md): \
          `caught` omission trials (the expected FAIL or BLOCKED), the share of them with a finding \
          at the locus (localization) and of the planted kind (typing); finding precision over \
-         FAIL-level findings on omission fixtures; seed 004's Requirement and Obligation Recall. \
+         FAIL-level findings on omission fixtures; Requirement and Obligation Recall as the Loom plan defines them. \
          {}.\n",
         noise_line(m)
     );

@@ -18,10 +18,10 @@ struct Unbound {
     key: &'static str,
 }
 
-/// Why a receipt's bindings do not bind the current change (seed 004, 9.2: evidence binds the
-/// current git tree or diff hash). Every binding a receipt records must be current: a `git_tree`
-/// equal to the current source tree, a `diff_sha256` equal to the current diff's
-/// (`gittree::diff_sha256`); a receipt that records neither binds nothing.
+/// Why a receipt's bindings do not bind the current change (docs/CONCEPTS.md#loom-evidence-binding:
+/// evidence binds the current git tree or diff hash). Every binding a receipt records must be
+/// current: a `git_tree` equal to the current source tree, a `diff_sha256` equal to the current
+/// diff's (`gittree::diff_sha256`); a receipt that records neither binds nothing.
 fn unbound(ctx: &Context, git_tree: Option<&str>, diff_sha256: Option<&str>) -> Vec<Unbound> {
     let mut out = Vec::new();
     if git_tree.is_none() && diff_sha256.is_none() {
@@ -369,15 +369,16 @@ pub fn evidence_bound_to_current_tree(ctx: &Context, feature: &FeatureLedger) ->
     findings
 }
 
-/// The evaluator seed 004 always requires.
+/// The evaluator the Loom plan (docs/CONCEPTS.md#loom-omission-hunter) always requires.
 const OMISSION_HUNTER: &str = "omission-hunter";
 
 /// `review-receipts-pass`: every required reviewer (workflow `reviewers`, and `omission-hunter`
 /// always) has an evaluation receipt with verdict pass, and no review or evaluation says fail.
 pub fn review_receipts_pass(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
     let mut findings = Vec::new();
-    // Seed 004 (5.2, 5.3, 7.6): every execution ends with the omission-hunter's reverse review,
-    // whatever reviewers a workflow lists; a workflow cannot opt out of it.
+    // The Loom plan (docs/CONCEPTS.md#loom-omission-hunter): every execution ends with the
+    // omission-hunter's reverse review, whatever reviewers a workflow lists; a workflow cannot opt
+    // out of it.
     let mut reviewers = ctx.workflow.reviewers.clone();
     if !reviewers.iter().any(|reviewer| reviewer == OMISSION_HUNTER) {
         reviewers.push(OMISSION_HUNTER.to_owned());
@@ -395,7 +396,7 @@ pub fn review_receipts_pass(ctx: &Context, feature: &FeatureLedger) -> Vec<GateF
                     review_receipts_pass::NO_EVALUATION,
                     format!("required reviewer {reviewer} has no evaluation"),
                     format!(
-                        "The workflow (or, for omission-hunter, seed 004 whatever the workflow \
+                        "The workflow (or, for omission-hunter, the Loom plan whatever the workflow \
                          lists) requires an evaluation from {reviewer}, but no receipt in {} has \
                          `evaluator: {reviewer}`. Run the {reviewer} evaluation and record its \
                          receipt ({path}).",
@@ -477,8 +478,8 @@ fn unapproved_artifacts(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFindi
             .at(feature.path(APPROVED_ARTIFACTS[0]), None),
         );
     } else {
-        // artifact-analysis.json (seed 004, 10.2) must be approved with the others when the
-        // pipeline wrote one.
+        // artifact-analysis.json (docs/CONCEPTS.md#loom-approval-receipts) must be approved with the
+        // others when the pipeline wrote one.
         let analysis = ctx
             .repo
             .is_file(&feature.path(ANALYSIS))

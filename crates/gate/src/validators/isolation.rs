@@ -1,5 +1,6 @@
 //! `worktree-isolation`: the pipeline's claim that it worked in a linked worktree must match git's
-//! answer, decided by git dir versus common dir (seed 004, 12.2), never by "inside a work tree".
+//! answer, decided by git dir versus common dir (docs/CONCEPTS.md#loom-worktree-detection), never by
+//! "inside a work tree".
 
 use crate::check::rules::*;
 use crate::context::Context;

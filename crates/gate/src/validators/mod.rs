@@ -1,5 +1,5 @@
-//! The Loom validators (seed 004, 9.2) and the gate's checks of the detail ledger, one file per
-//! family; `crate::loom` runs them all.
+//! The Loom validators (docs/CONCEPTS.md#loom-required-validators) and the gate's checks of the
+//! detail ledger, one file per family; `crate::loom` runs them all.
 
 pub mod computed;
 pub mod convergence;

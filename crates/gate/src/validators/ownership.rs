@@ -50,8 +50,8 @@ fn compile(
 }
 
 /// A task's claim to have changed a file: its implementation receipt cites the file in an
-/// `implementation_refs` or `test_refs` entry (seed 004, 7.5: the candidate mapping of each
-/// change in the diff to an obligation).
+/// `implementation_refs` or `test_refs` entry (docs/CONCEPTS.md#loom-candidate-mapping: the
+/// candidate mapping of each change in the diff to an obligation).
 struct Claim {
     /// The claiming task: its feature folder and id.
     task: TaskKey,

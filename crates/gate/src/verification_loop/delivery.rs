@@ -1,6 +1,7 @@
-//! The delivery-documents gate of seed 000: the changelist, the tech-ref and the review report
-//! exist under `docs/delivery/` for one requirement id, and the changelist names every file of
-//! `git diff BASE...HEAD` (a file it misses is a finding naming that file).
+//! The delivery-documents gate (docs/CONCEPTS.md#loop-delivery-documents): the changelist, the
+//! tech-ref and the review report exist under `docs/delivery/` for one requirement id, and the
+//! changelist names every file of `git diff BASE...HEAD` (a file it misses is a finding naming that
+//! file).
 
 use std::sync::OnceLock;
 
@@ -58,9 +59,9 @@ pub fn names_path(text: &str, path: &str) -> bool {
 
 /// Runs the delivery-documents gate for `requirement_id`; `base_ref` only names the diff in
 /// messages.
-/// Seed 000's minimum content of a delivery document, as topics each recognised by any of its
-/// lower-case keywords (English or the seed's Chinese). The changelist's minimum (reconciled with
-/// the diff) is checked against the diff itself.
+/// The minimum content of a delivery document (docs/CONCEPTS.md#loop-delivery-documents), as topics
+/// each recognised by any of its lower-case keywords (English or Chinese). The changelist's minimum
+/// (reconciled with the diff) is checked against the diff itself.
 pub fn minimum_content(kind: &str) -> &'static [(&'static str, &'static [&'static str])] {
     match kind {
         "tech-ref" => &[
@@ -104,7 +105,7 @@ pub fn check(repo: &RepoView, requirement_id: &str, base_ref: &str) -> DeliveryO
                     delivery_documents::EMPTY,
                     format!("the delivery document {path} is empty"),
                     format!(
-                        "{path} exists but says nothing. Seed 000 requires the {kind} before \
+                        "{path} exists but says nothing. The verification loop requires the {kind} before \
                              the work is deliverable."
                     ),
                 )
@@ -116,7 +117,7 @@ pub fn check(repo: &RepoView, requirement_id: &str, base_ref: &str) -> DeliveryO
                     delivery_documents::MISSING,
                     format!("the delivery document {path} is missing"),
                     format!(
-                        "Seed 000 requires three delivery documents with one requirement id \
+                        "The verification loop requires three delivery documents with one requirement id \
                              (changelist, tech-ref, review-report); {path} does not exist, so \
                              the verdict cannot be treated as deliverable."
                     ),
@@ -137,7 +138,7 @@ pub fn check(repo: &RepoView, requirement_id: &str, base_ref: &str) -> DeliveryO
                         delivery_documents::TOPIC,
                         format!("{path} does not cover {topic}"),
                         format!(
-                            "Seed 000's minimum for the {kind} includes {topic}, and {path} \
+                            "The verification loop's minimum for the {kind} includes {topic}, and {path} \
                                  never mentions it (looked for: {}). Add it.",
                             keywords.join(", ")
                         ),
@@ -171,7 +172,7 @@ pub fn check(repo: &RepoView, requirement_id: &str, base_ref: &str) -> DeliveryO
                     format!("the changelist does not name {}", change.path),
                     format!(
                         "`git diff {base_ref}...HEAD` shows {} {}, but {changelist} does not \
-                             name it: the changelist is not reconciled with the diff (seed 000).",
+                             name it: the changelist is not reconciled with the diff (the verification loop).",
                         change.path,
                         change.status.as_str()
                     ),

@@ -342,7 +342,7 @@ pub fn run_command_dimension(
                     format!("{name}: no `{key}` in {AGENTS_FILE}"),
                     format!(
                         "The Verification section of {AGENTS_FILE} declares no `{key}`, so {name} \
-                             cannot run. Seed 000 asks the user instead of guessing a command from \
+                             cannot run. The verification loop asks the user instead of guessing a command from \
                              the tech stack; the gate reports it instead. Declare `- {key}: \
                              `<command>`` (or `none` when the project has no such step{})",
                         if step == Step::Test {
@@ -367,7 +367,7 @@ pub fn run_command_dimension(
                     "V2 test: `testCommand: none` is not accepted",
                     format!(
                         "{AGENTS_FILE} line {line} says the project has no test command. V2 \
-                             passes only when the project's tests pass (seed 000), so without a \
+                             passes only when the project's tests pass (the verification loop), so without a \
                              test command nothing can be judged."
                     ),
                 )
@@ -480,7 +480,7 @@ pub fn judge_declared(
             format!("{name}: `{command}` {summary}"),
             format!(
                 "{description} Nothing was judged: the environment must be repaired before \
-                 {name} can be verified (seed 000: BLOCKED, retry once the obstacle is removed)."
+                 {name} can be verified (the verification loop: BLOCKED, retry once the obstacle is removed)."
             ),
         );
         if let Some(line) = declared.line {

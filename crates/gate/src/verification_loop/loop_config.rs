@@ -1,7 +1,7 @@
 //! The verification loop's configuration, read from the `## Verification` section of the
-//! repository's `AGENTS.md` (seed 000 reads its commands and `maxIterations` from there). A
-//! repository without that section is judged as before, without the loop. The syntax is in
-//! docs/LOOP.md.
+//! repository's `AGENTS.md` (docs/CONCEPTS.md#loop-configuration: the loop reads its commands and
+//! `maxIterations` from there). A repository without that section is judged as before, without the
+//! loop. The syntax is in docs/LOOP.md.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -19,7 +19,7 @@ pub const AGENTS_FILE: &str = "AGENTS.md";
 /// The heading (any level, any case) that opens the loop's section of `AGENTS.md`.
 pub const SECTION: &str = "verification";
 
-/// The iteration limit when `maxIterations` is not given (seed 000: 3).
+/// The iteration limit when `maxIterations` is not given (docs/CONCEPTS.md#loop-configuration: 3).
 pub const DEFAULT_MAX_ITERATIONS: u32 = 3;
 
 /// The per-command time limit when `commandTimeoutSeconds` is not given.
@@ -211,7 +211,7 @@ fn parse_section(lines: &[&str], start: usize, end: usize) -> Loaded {
                     format!(
                         "{AGENTS_FILE} has a Verification section (line {section_line}) but no \
                              `- requirementId: SV-xxxxx`: the loop cannot name its state file or \
-                             the delivery documents (seed 000 reads the SV-ID first)."
+                             the delivery documents (the verification loop reads the SV-ID first)."
                     ),
                 )
                 .at(AGENTS_FILE, Some(section_line)),

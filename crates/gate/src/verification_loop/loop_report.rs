@@ -1,7 +1,7 @@
 //! The report v1 of a verification-loop round: one skill result per dimension (`V1_BUILD` ...
 //! `V5_STANDARD`, then `DELIVERY_DOCUMENTS`), the findings of what ran, warnings kept out of the
-//! findings (seed 001 8c: a finding makes the result issues-found) and recorded in the notes and
-//! in the `verificationLoop` extension key.
+//! findings (docs/CONCEPTS.md#verify-overall-result: a finding makes the result issues-found) and
+//! recorded in the notes and in the `verificationLoop` extension key.
 
 use std::collections::BTreeMap;
 
@@ -97,7 +97,7 @@ fn skill_result(result: &RoundResult, step: Step) -> SkillResult {
         } else {
             (
                 SkillStatus::Skipped,
-                "checked once every dimension passes or warns (seed 000: the delivery gate \
+                "checked once every dimension passes or warns (the verification loop: the delivery gate \
                  follows a PASS)"
                     .to_owned(),
             )
@@ -108,7 +108,7 @@ fn skill_result(result: &RoundResult, step: Step) -> SkillResult {
             (
                 SkillStatus::Skipped,
                 format!(
-                    "{} in round {}: not re-run (seed 000 re-verifies failed dimensions only)",
+                    "{} in round {}: not re-run (the verification loop re-verifies failed dimensions only)",
                     record.status.as_str(),
                     record.passed_iteration.unwrap_or(round)
                 ),
@@ -232,8 +232,8 @@ pub fn build(
     items.extend(result.loop_findings.iter().cloned());
     let (status, overall) = match result.state.status {
         LoopStatus::Blocked => (Status::Blocked, OverallResult::Blocked),
-        // A PASS never carries a finding (seed 001 8c); a finding about the loop itself (its state
-        // could not be written) turns it into issues-found.
+        // A PASS never carries a finding (docs/CONCEPTS.md#verify-overall-result); a finding about
+        // the loop itself (its state could not be written) turns it into issues-found.
         LoopStatus::Pass if items.is_empty() => (Status::Ok, OverallResult::Pass),
         _ => (Status::Ok, OverallResult::IssuesFound),
     };

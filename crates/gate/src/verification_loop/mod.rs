@@ -1,5 +1,6 @@
-//! The verification loop of seed 000 (V1 build .. V5 standards, the state file, escalation, the
-//! delivery-documents gate) with skein-check (seed 002), for repositories that declare it.
+//! The verification loop (docs/CONCEPTS.md#the-verification-loop) (V1 build .. V5 standards, the
+//! state file, escalation, the delivery-documents gate) with skein-check
+//! (docs/CONCEPTS.md#skein-check), for repositories that declare it.
 
 pub mod delivery;
 pub mod dimensions;

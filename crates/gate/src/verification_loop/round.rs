@@ -22,7 +22,7 @@ pub enum Start {
     Concluded,
 }
 
-/// An escalated V2 test point (seed 000, V2 step 5).
+/// An escalated V2 test point (docs/CONCEPTS.md#loop-escalation).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Escalation {
     pub points: Vec<String>,

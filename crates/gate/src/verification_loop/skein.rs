@@ -1,8 +1,8 @@
-//! skein-check (seed 002) over the PRD the loop's configuration names: unchecked `- [ ]`
-//! acceptance items, every contract checked and reported one by one, and consistency conflicts
-//! (two definitions of one responsibility, a call that does not match the signature it calls,
-//! two contracts that contradict each other), each reported with both locations. The PRD format
-//! is in docs/LOOP.md.
+//! skein-check (docs/CONCEPTS.md#skein-check) over the PRD the loop's configuration names: unchecked
+//! `- [ ]` acceptance items, every contract checked and reported one by one, and consistency
+//! conflicts (two definitions of one responsibility, a call that does not match the signature it
+//! calls, two contracts that contradict each other), each reported with both locations. The PRD
+//! format is in docs/LOOP.md.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};

@@ -1,6 +1,7 @@
 //! The verification loop's machine state file, `docs/delivery/.state/<requirement-id>-verification.json`,
-//! in the exact JSON shape of seed 000 (source of `schemas/verification-state.schema.json`), read
-//! strictly and written atomically after every dimension and every round.
+//! in the exact JSON shape of docs/CONCEPTS.md#loop-state-file (source of
+//! `schemas/verification-state.schema.json`), read strictly and written atomically after every
+//! dimension and every round.
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -26,8 +27,8 @@ pub enum LoopStatus {
     Blocked,
 }
 
-/// One dimension's state: seed 000's "pending", then pass / warn / fail, or blocked when its
-/// command could not be judged.
+/// One dimension's state: "pending", then pass / warn / fail (docs/CONCEPTS.md#loop-state-file), or
+/// blocked when its command could not be judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DimensionStatus {
@@ -98,7 +99,7 @@ impl Step {
     }
 }
 
-/// `V1_BUILD` (seed 000 gives it no item lists).
+/// `V1_BUILD` (docs/CONCEPTS.md#loop-state-file: it has no item lists).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BuildDimension {
@@ -125,7 +126,7 @@ pub struct TestDimension {
     pub passed_iteration: Option<u32>,
     pub summary: String,
     /// The test points that failed in the dimension's last run (compared across rounds for the
-    /// escalation of seed 000, V2 step 5).
+    /// escalation of the verification loop (docs/CONCEPTS.md#loop-escalation)).
     #[serde(rename = "failedItems")]
     pub failed_items: Vec<String>,
     #[serde(rename = "logRef")]
@@ -150,7 +151,7 @@ pub struct ItemsDimension {
     pub log_ref: String,
 }
 
-/// The five dimensions, keyed as seed 000 keys them.
+/// The five dimensions, keyed as the verification loop (docs/CONCEPTS.md#loop-state-file) keys them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Dimensions {
@@ -177,7 +178,7 @@ pub struct FixEntry {
     pub summary: String,
 }
 
-/// The machine state file of seed 000, key for key.
+/// The machine state file of the verification loop (docs/CONCEPTS.md#loop-state-file), key for key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(title = "verification-loop state")]
@@ -322,8 +323,8 @@ impl Dimensions {
         }
     }
 
-    /// Stores one dimension's state; the lists its shape has no key for are dropped (seed 000
-    /// gives V1 no item list and V2 only `failedItems`).
+    /// Stores one dimension's state; the lists its shape has no key for are dropped
+    /// (docs/CONCEPTS.md#loop-state-file: V1 has no item list and V2 only `failedItems`).
     pub fn put(&mut self, step: Step, record: DimensionRecord) {
         match step {
             Step::Build => {
@@ -359,8 +360,9 @@ impl Default for Dimensions {
     }
 }
 
-/// Seed 000's shape has every key present (`null` where nothing is known yet), so the published
-/// schema requires every property of every object, `Option` ones included.
+/// The shape of the verification loop (docs/CONCEPTS.md#loop-state-file) has every key present
+/// (`null` where nothing is known yet), so the published schema requires every property of every
+/// object, `Option` ones included.
 pub fn require_every_key(schema: &mut serde_json::Value) {
     match schema {
         serde_json::Value::Object(map) => {
@@ -394,7 +396,7 @@ pub enum ReadState {
     Invalid(Box<GateFinding>),
 }
 
-/// The state file's JSON Schema (`schemas/verification-state.schema.json`): seed 000's exact
+/// The state file's JSON Schema (`schemas/verification-state.schema.json`): the exact
 /// shape, every key required.
 pub fn verification_state_schema() -> serde_json::Value {
     let mut schema = gatebench_report::schema::generate::<VerificationState>(
@@ -412,8 +414,8 @@ fn schema_validator() -> &'static jsonschema::Validator {
     })
 }
 
-/// Reads the state file of `requirement_id` in the work tree `repo_dir`: strictly (the seed's
-/// shape, no key missing or extra), and consistent with the requirement it is named after.
+/// Reads the state file of `requirement_id` in the work tree `repo_dir`: strictly (the verification
+/// loop's shape, no key missing or extra), and consistent with the requirement it is named after.
 ///
 /// Reached without following a link (the file, or a folder on its way, planted as a link by a
 /// command the loop ran is not read through) and without blocking on a FIFO.
@@ -474,7 +476,7 @@ pub fn read(repo_dir: &Path, requirement_id: &str) -> ReadState {
             &path,
             None,
             format!(
-                "it does not have the shape of seed 000: {}",
+                "it does not have the shape of the verification loop: {}",
                 problems.join("; ")
             ),
         );
@@ -485,7 +487,7 @@ pub fn read(repo_dir: &Path, requirement_id: &str) -> ReadState {
             return invalid(
                 &path,
                 None,
-                format!("it does not have the seed's shape: {e}"),
+                format!("it does not have the verification loop's shape: {e}"),
             )
         }
     };
@@ -548,7 +550,8 @@ pub fn write(repo_dir: &Path, state: &VerificationState) -> Result<(), String> {
     })
 }
 
-/// The largest state file read (seed 000's state of a long loop is a few KiB).
+/// The largest state file read (the state of a long loop is a few KiB:
+/// docs/CONCEPTS.md#loop-state-file).
 const MAX_STATE_BYTES: u64 = 1024 * 1024;
 
 #[cfg(test)]
@@ -571,7 +574,7 @@ mod tests {
         }
     }
 
-    /// The seed's example, verbatim but for the requirement id and a filled plan.
+    /// The verification loop's example, verbatim but for the requirement id and a filled plan.
     const SEED_EXAMPLE: &str = r#"{
   "requirementId": "SV-1",
   "techDesign": "docs/design/SV-1-tech-design.md",

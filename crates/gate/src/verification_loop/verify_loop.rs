@@ -1,8 +1,9 @@
-//! The verification loop of seed 000 inside the reference gate: one gate run is one round. It
-//! reads the machine state file, decides which dimensions this round runs (all of them in a first
-//! round, the pending ones after an interruption, the failed ones after a fix), runs them in
-//! order V1..V5 writing the state after each, escalates a V2 test point that fails twice in a
-//! row, applies the iteration limit, and gates delivery on the three delivery documents.
+//! The verification loop (docs/CONCEPTS.md#the-verification-loop) inside the reference gate: one
+//! gate run is one round. It reads the machine state file, decides which dimensions this round runs
+//! (all of them in a first round, the pending ones after an interruption, the failed ones after a
+//! fix), runs them in order V1..V5 writing the state after each, escalates a V2 test point that
+//! fails twice in a row, applies the iteration limit, and gates delivery on the three delivery
+//! documents.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -289,8 +290,8 @@ pub fn round(
         save(repo_dir, &state, &mut loop_findings);
     }
 
-    // Seed 000, V2 step 5: the same test point failing in two consecutive V2 runs is not tried a
-    // third time.
+    // The verification loop (docs/CONCEPTS.md#loop-escalation): the same test point failing in two
+    // consecutive V2 runs is not tried a third time.
     let escalation = match (previous_v2, outcomes.get(&Step::Test)) {
         (Some(before), Some(now)) if now.status == DimensionStatus::Fail => {
             let points: Vec<String> = now
@@ -466,7 +467,7 @@ fn concluded(state: VerificationState, note: String) -> RoundResult {
             rule,
             title,
             format!(
-                "{path} records a concluded loop ({}). Seed 000: a human must step in; nothing \
+                "{path} records a concluded loop ({}). The verification loop: a human must step in; nothing \
                      is verified again until the state file is deleted after review.",
                 note
             ),
@@ -609,7 +610,7 @@ fn escalation_finding(
             }
         ),
         format!(
-            "Seed 000, V2 step 5: the same test point may not be fixed a third time or have \
+            "The verification loop: the same test point may not be fixed a third time or have \
                  its bar lowered. Round {}: {}. Round {iteration}: {}. Requirement {id}; design \
                  basis {}{prd}. Possible cause: the fix between the rounds did not address what \
                  the test point checks ({fix}). Nothing is re-run until a human has reviewed it \
@@ -642,7 +643,7 @@ fn limit_finding(config: &LoopConfig, state: &VerificationState, failing: &[Step
             config.max_iterations
         ),
         format!(
-            "The loop ran its {} round(s) and {} still fail(s). Seed 000: FAIL, blocked, a human \
+            "The loop ran its {} round(s) and {} still fail(s). The verification loop: FAIL, blocked, a human \
                  must step in; there is no further round.",
             config.max_iterations,
             keys(failing)
