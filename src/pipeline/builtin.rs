@@ -42,7 +42,7 @@ pub fn taxonomy_mapping_markdown() -> String {
     use strum::IntoEnumIterator;
     let count = |group| Check::in_group(group).count();
     let mut out = format!(
-        "{}\n\n{} checks and {} rules: {} validators ({} required by the Loom plan, {} on the \
+        "{}\n\n{} checks and {} rules: {} validators ({} required by [the Loom plan](CONCEPTS.md#loom-required-validators), {} on the \
          detail ledger, {} on the pipeline configuration, {} independent recomputations) and {} \
          checks of the verification loop, the delivery-documents gate and skein-check.\n\n\
          | check | group | severity | class | rules: `rule` → kind |\n|---|---|---|---|---|\n",
@@ -214,11 +214,18 @@ mod tests {
             std::fs::write(&path, &updated).unwrap();
             return;
         }
-        assert!(
-            page == updated,
-            "docs/TAXONOMY.md's mapping section differs from the gate's registry; regenerate it with \
-             `GATEBENCH_BLESS=1 cargo test --lib taxonomy_page`"
-        );
+        if let Some((written, generated)) = page
+            .lines()
+            .zip(updated.lines())
+            .find(|(written, generated)| written != generated)
+            .or((page != updated).then_some(("(the page's end)", "(the generated end)")))
+        {
+            panic!(
+                "docs/TAXONOMY.md's mapping section differs from the gate's registry; regenerate \
+                 it with `GATEBENCH_BLESS=1 cargo test --lib taxonomy_page`. The first line that \
+                 differs:\n  page:      {written}\n  generated: {generated}"
+            );
+        }
     }
 
     /// In a child process (the test binary run again for this one test): materializes the loop

@@ -364,7 +364,7 @@ fn every_snapshot_has_its_case() {
         .filter_map(|e| {
             let name = e.unwrap().file_name().to_string_lossy().into_owned();
             Some(
-                name.strip_prefix("it__bad_input__")?
+                name.strip_prefix("bad_input__")?
                     .strip_suffix(".snap")?
                     .to_owned(),
             )
