@@ -112,8 +112,11 @@ impl DetailCategory {
 }
 
 /// The conclusion a requirement reaches for one detail category.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, strum::IntoStaticStr,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Conclusion {
     Applicable,
     NotApplicable,
@@ -121,19 +124,19 @@ pub enum Conclusion {
 }
 
 impl Conclusion {
+    /// The name serde writes (both derived from one `rename_all`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Conclusion::Applicable => "applicable",
-            Conclusion::NotApplicable => "not_applicable",
-            Conclusion::RequiresClarification => "requires_clarification",
-        }
+        self.into()
     }
 }
 
 /// The status of a behaviour obligation (and of a requirement)
 /// (docs/CONCEPTS.md#loom-obligations-and-statuses).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, strum::IntoStaticStr,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ObligationStatus {
     Failing,
     InProgress,
@@ -144,15 +147,9 @@ pub enum ObligationStatus {
 }
 
 impl ObligationStatus {
+    /// The name serde writes (both derived from one `rename_all`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            ObligationStatus::Failing => "failing",
-            ObligationStatus::InProgress => "in_progress",
-            ObligationStatus::CandidateImplemented => "candidate_implemented",
-            ObligationStatus::Passing => "passing",
-            ObligationStatus::Blocked => "blocked",
-            ObligationStatus::Superseded => "superseded",
-        }
+        self.into()
     }
 }
 
@@ -288,8 +285,11 @@ pub struct TaskFrontMatter {
     pub depends_on: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, strum::IntoStaticStr,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum TaskStatus {
     Pending,
     Executing,
@@ -300,15 +300,9 @@ pub enum TaskStatus {
 }
 
 impl TaskStatus {
+    /// The name serde writes (both derived from one `rename_all`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            TaskStatus::Pending => "pending",
-            TaskStatus::Executing => "executing",
-            TaskStatus::Reviewing => "reviewing",
-            TaskStatus::Blocked => "blocked",
-            TaskStatus::Failed => "failed",
-            TaskStatus::Done => "done",
-        }
+        self.into()
     }
 }
 
@@ -323,19 +317,20 @@ pub struct TaskState {
 }
 
 /// The verdict of a review or an evaluation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, strum::IntoStaticStr,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ReviewVerdict {
     Pass,
     Fail,
 }
 
 impl ReviewVerdict {
+    /// The name serde writes (both derived from one `rename_all`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            ReviewVerdict::Pass => "pass",
-            ReviewVerdict::Fail => "fail",
-        }
+        self.into()
     }
 }
 
@@ -431,8 +426,11 @@ pub struct TestReceipt {
     pub obligations: Vec<TestedObligation>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, strum::IntoStaticStr,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum TestResult {
     Pass,
     Fail,
@@ -440,12 +438,9 @@ pub enum TestResult {
 }
 
 impl TestResult {
+    /// The name serde writes (both derived from one `rename_all`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            TestResult::Pass => "pass",
-            TestResult::Fail => "fail",
-            TestResult::Skip => "skip",
-        }
+        self.into()
     }
 }
 
@@ -490,9 +485,21 @@ pub struct ApprovalReceipt {
 }
 
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
 )]
 #[serde(rename_all = "UPPERCASE")]
+#[strum(serialize_all = "UPPERCASE")]
 pub enum Severity {
     Blocker,
     High,
@@ -501,13 +508,9 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// The name serde writes (both derived from one `rename_all`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Blocker => "BLOCKER",
-            Severity::High => "HIGH",
-            Severity::Medium => "MEDIUM",
-            Severity::Low => "LOW",
-        }
+        self.into()
     }
 
     /// Whether a finding of this severity blocks the gate until closed.
@@ -556,8 +559,11 @@ pub struct LedgerFinding {
     pub closed_by: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, strum::IntoStaticStr,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Classification {
     Implemented,
     Partial,
@@ -568,15 +574,9 @@ pub enum Classification {
 }
 
 impl Classification {
+    /// The name serde writes (both derived from one `rename_all`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Classification::Implemented => "implemented",
-            Classification::Partial => "partial",
-            Classification::Missing => "missing",
-            Classification::Contradicts => "contradicts",
-            Classification::Unrequested => "unrequested",
-            Classification::Unverifiable => "unverifiable",
-        }
+        self.into()
     }
 }
 

@@ -33,9 +33,21 @@ pub enum OverallResult {
 
 /// The verdict a gate gave, as the harness scores it.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::IntoStaticStr,
 )]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum Verdict {
     Pass,
     Fail,
@@ -43,12 +55,9 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The name serde writes (both derived from one `rename_all`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Pass => "pass",
-            Verdict::Fail => "fail",
-            Verdict::Blocked => "blocked",
-        }
+        self.into()
     }
 }
 
