@@ -96,8 +96,11 @@ fn name(value: impl serde::Serialize) -> String {
         .to_owned()
 }
 
-/// The verify pipeline's rules that a schema cannot say: `status` and `overall.result` agree, a pass
-/// carries no critical finding, issues-found carries at least one.
+/// What a schema cannot say about a report: `status` and `overall.result` agree, issues-found
+/// carries at least one finding (the verify pipeline's rules), and a pass carries no critical
+/// finding. The verify pipeline makes any finding `issues-found`; gatebench reads other
+/// verifiers' reports more leniently (a pass with minor findings is still a pass) and refuses
+/// only the contradiction.
 pub fn consistency(report: &Report) -> Result<(), ReportError> {
     if report.schema_version != 1 {
         return Err(ReportError::SchemaVersion(report.schema_version));
