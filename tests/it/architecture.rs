@@ -732,9 +732,9 @@ impl LongFunctions<'_> {
 
 const MAX_FILE_LINES: usize = 800;
 const MAX_FUNCTION_LINES: usize = 100;
-/// Functions over `MAX_FUNCTION_LINES` the workspace may still hold (issue 47: at most 10; 7 at
+/// Functions over `MAX_FUNCTION_LINES` the workspace may still hold (issue 47: at most 10; 6 at
 /// the time, all in the gate crate). Lower it as they are split; never raise it.
-const LONG_FUNCTIONS_ALLOWED: usize = 7;
+const LONG_FUNCTIONS_ALLOWED: usize = 6;
 
 /// No production file over 800 lines, and no more long functions than there were: the two sizes
 /// issue 47 brought down stay down.

@@ -113,34 +113,7 @@ fn check_feature(repo: &RepoView, dir: &str) -> Vec<GateFinding> {
     }
     documents.extend(tasks.into_iter().filter(|path| path.ends_with(".md")));
 
-    if let Ok(placeholder) = Regex::new(r"\bTODO\b|\bTBD\b|\{\{") {
-        for path in &documents {
-            let Some(bytes) = repo.read(path) else {
-                continue;
-            };
-            let text = String::from_utf8_lossy(&bytes);
-            let hits: Vec<u64> = text
-                .lines()
-                .enumerate()
-                .filter(|(_, line)| placeholder.is_match(line))
-                .map(|(index, _)| index as u64 + 1)
-                .collect();
-            if let Some(first) = hits.first() {
-                items.push(item(
-                    PLACEHOLDERS,
-                    Class::PlanCompleteness,
-                    format!("{path} holds placeholder text"),
-                    format!(
-                        "{path} has TODO, TBD or `{{{{` on {} line(s), first on line {first}. \
-                         Replace the placeholders with content.",
-                        hits.len()
-                    ),
-                    path,
-                    Some(*first),
-                ));
-            }
-        }
-    }
+    items.extend(placeholders(repo, &documents));
 
     let says_pass = ["verify-report.md", "test-report.md"].iter().any(|name| {
         repo.read(&format!("{dir}/{name}"))
@@ -183,6 +156,41 @@ fn check_feature(repo: &RepoView, dir: &str) -> Vec<GateFinding> {
         items.extend(check_receipt(repo, dir, path));
     }
     items
+}
+
+/// A finding for each document that still holds placeholder text (TODO, TBD or `{{`), at its
+/// first such line.
+fn placeholders(repo: &RepoView, documents: &[String]) -> Vec<GateFinding> {
+    let mut found = Vec::new();
+    if let Ok(placeholder) = Regex::new(r"\bTODO\b|\bTBD\b|\{\{") {
+        for path in documents {
+            let Some(bytes) = repo.read(path) else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(&bytes);
+            let hits: Vec<u64> = text
+                .lines()
+                .enumerate()
+                .filter(|(_, line)| placeholder.is_match(line))
+                .map(|(index, _)| index as u64 + 1)
+                .collect();
+            if let Some(first) = hits.first() {
+                found.push(item(
+                    PLACEHOLDERS,
+                    Class::PlanCompleteness,
+                    format!("{path} holds placeholder text"),
+                    format!(
+                        "{path} has TODO, TBD or `{{{{` on {} line(s), first on line {first}. \
+                         Replace the placeholders with content.",
+                        hits.len()
+                    ),
+                    path,
+                    Some(*first),
+                ));
+            }
+        }
+    }
+    found
 }
 
 fn check_receipt(repo: &RepoView, dir: &str, path: &str) -> Vec<GateFinding> {
