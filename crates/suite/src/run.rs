@@ -1,0 +1,92 @@
+//! Running a project's test command over its folder, in the sandbox (`room.rs`), and reading its
+//! output as per-test results.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use gatebench_process::ProcessRecord;
+use serde::{Deserialize, Serialize};
+
+use crate::command::SuiteCommand;
+use crate::results::{parse, Parsed, TestResult};
+use crate::room::{not_started, Room};
+
+/// What a suite run may reuse between runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// cargo's build folder (`CARGO_TARGET_DIR`), made if missing and writable by the command:
+    /// one per worker makes a second run of the same project an incremental build. `None`: a
+    /// folder in the run's scratch folder, removed after. Not used for other programs.
+    pub target_dir: Option<PathBuf>,
+}
+
+/// One run of a test command: what the process did, and what its output says of each test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuiteRun {
+    pub record: ProcessRecord,
+    pub parsed: Parsed,
+}
+
+impl SuiteRun {
+    /// The suite passed: the command exited with 0 within its time, and no test failed. A run
+    /// whose output named no test can be green: the caller decides whether it expected some.
+    pub fn green(&self) -> bool {
+        self.record.exit_code == Some(0) && !self.timed_out() && self.failing().is_empty()
+    }
+
+    /// The ids of the tests that failed (`TestResult::Failed`, pytest's `ERROR` included). An
+    /// unexpected pass (pytest `XPASS`) is not among them: pytest's run passes with one (a
+    /// strict xfail that passes is reported `FAILED`, and is), so counting it would call a run
+    /// red that its framework calls green.
+    pub fn failing(&self) -> Vec<&str> {
+        self.parsed
+            .with(TestResult::Failed)
+            .map(|t| t.id.as_str())
+            .collect()
+    }
+
+    /// The command was killed at its time limit.
+    pub fn timed_out(&self) -> bool {
+        self.record.timed_out
+    }
+}
+
+/// Runs `command` in `dir` under `timeout` ([`run_with`] with default options).
+pub fn run(dir: &Path, command: &SuiteCommand, timeout: Duration) -> SuiteRun {
+    run_with(dir, command, timeout, &RunOptions::default())
+}
+
+/// Runs `command` in `dir`, sandboxed, under `timeout`, and reads its output.
+///
+/// The command runs in its own PID namespace (nothing it starts outlives it), without network,
+/// under Landlock, with a minimal fixed environment: `PATH` (the caller's), `HOME` and `TMPDIR`
+/// (a private scratch folder, removed after the run), `LANG=C.UTF-8`,
+/// `PYTHONDONTWRITEBYTECODE=1`, `PYTHONHASHSEED=0`, `NO_COLOR=1`, `CI=1`; nothing else is
+/// inherited. It may read the system locations and the folders on `PATH`, and read and write
+/// `dir` and the scratch folder; nothing else.
+///
+/// When the program is `cargo`, the toolchain lives outside the system locations: the sandbox
+/// may also read `RUSTUP_HOME` and `CARGO_HOME` (their values, or `$HOME/.rustup` and
+/// `$HOME/.cargo`), passed on to the command, read-only (cargo runs with them so: a project
+/// without dependencies needs nothing written there; the lock and last-use records it would
+/// write are refused and it goes on); `CARGO_TARGET_DIR` is the scratch folder's `target`, or
+/// `options.target_dir`, writable; `CARGO_TERM_COLOR=never`.
+///
+/// Never fails: a command that could not start has its reason in `record.spawn_error`.
+pub fn run_with(
+    dir: &Path,
+    command: &SuiteCommand,
+    timeout: Duration,
+    options: &RunOptions,
+) -> SuiteRun {
+    let room = Room::new(&[dir], command.is_cargo(), options.target_dir.as_deref());
+    let record = match room {
+        Ok(room) => room.run(&command.argv, dir, timeout),
+        Err(e) => not_started(
+            &command.argv,
+            format!("its scratch folder could not be made: {e}"),
+        ),
+    };
+    let parsed = parse(&record.stdout.text, &record.stderr.text);
+    SuiteRun { record, parsed }
+}
