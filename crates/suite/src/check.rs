@@ -37,46 +37,55 @@ pub(crate) fn resolve(program: &str) -> Option<PathBuf> {
         .find(|candidate| executable(candidate))
 }
 
-/// The Python of a `python... -m pytest` command, `None` for any other command.
-pub(crate) fn pytest_python(command: &SuiteCommand) -> Option<&str> {
+/// The Python of a `python... -m pytest` command and the interpreter's own options before `-m`
+/// (`-S`, `-I`, `-X dev`: they change what it can import), `None` for any other command.
+pub(crate) fn pytest_python(command: &SuiteCommand) -> Option<(&str, &[String])> {
     let argv = &command.argv;
     let program = argv.first()?;
-    let module = argv.windows(2).any(|w| w[0] == "-m" && w[1] == "pytest");
-    (base_name(program).starts_with("python") && module).then_some(program.as_str())
+    let module = argv
+        .windows(2)
+        .position(|w| w[0] == "-m" && w[1] == "pytest")?;
+    base_name(program)
+        .starts_with("python")
+        .then(|| (program.as_str(), &argv[1..module]))
 }
 
 /// `Ok` when `command` can start here: its program exists (`SuiteError::Missing`, e.g.
-/// "`python3` is not on PATH"), and for `python -m pytest`, that Python imports pytest inside
-/// the sandbox (`SuiteError::PytestMissing`, asked once a process per Python).
+/// "`python3` is not on PATH"), and for `python -m pytest`, that Python (with the command's
+/// interpreter options) imports pytest inside the sandbox (`SuiteError::PytestMissing`, asked
+/// once a process per Python and options).
 pub fn check_available(command: &SuiteCommand) -> Result<(), SuiteError> {
     let program = command.argv.first().ok_or(SuiteError::Empty)?;
     let resolved = resolve(program).ok_or_else(|| SuiteError::Missing {
         program: program.clone(),
     })?;
-    if pytest_python(command).is_some() && !imports_pytest(&resolved) {
-        return Err(SuiteError::PytestMissing { python: resolved });
+    if let Some((_, options)) = pytest_python(command) {
+        if !imports_pytest(&resolved, options) {
+            return Err(SuiteError::PytestMissing { python: resolved });
+        }
     }
     Ok(())
 }
 
-/// Whether `python -c "import pytest"` succeeds in the sandbox (remembered per Python).
-fn imports_pytest(python: &Path) -> bool {
-    static KNOWN: OnceLock<Mutex<HashMap<PathBuf, bool>>> = OnceLock::new();
+/// Whether `python OPTIONS -c "import pytest"` succeeds in the sandbox (remembered per Python
+/// and options).
+fn imports_pytest(python: &Path, options: &[String]) -> bool {
+    type Known = HashMap<(PathBuf, Vec<String>), bool>;
+    static KNOWN: OnceLock<Mutex<Known>> = OnceLock::new();
+    let key = (python.to_path_buf(), options.to_vec());
     let known = KNOWN.get_or_init(|| Mutex::new(HashMap::new()));
-    if let Some(&answer) = known.lock().unwrap_or_else(|p| p.into_inner()).get(python) {
+    if let Some(&answer) = known.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return answer;
     }
     let answer = Room::new(&[], false, None).is_ok_and(|room| {
-        let argv = [
-            python.display().to_string(),
-            "-c".to_owned(),
-            "import pytest".to_owned(),
-        ];
+        let mut argv = vec![python.display().to_string()];
+        argv.extend(options.iter().cloned());
+        argv.extend(["-c".to_owned(), "import pytest".to_owned()]);
         room.run(&argv, &room.scratch(), IMPORT_TIMEOUT).exit_code == Some(0)
     });
     known
         .lock()
         .unwrap_or_else(|p| p.into_inner())
-        .insert(python.to_path_buf(), answer);
+        .insert(key, answer);
     answer
 }

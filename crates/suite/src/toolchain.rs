@@ -15,19 +15,21 @@ use crate::room::Room;
 const VERSION_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The toolchain `command` runs on: lines of its program's resolved real path and `--version`
-/// output; for `python -m pytest`, then `python -m pytest --version`; for `cargo`, then
+/// output; for `python -m pytest`, then `python [OPTIONS] -m pytest --version`; for `cargo`, then
 /// `rustc --version`. A program that cannot be found gives `PROGRAM: not found`; a version that
 /// cannot be asked gives what the attempt printed (or why it could not start). Memoized for the
-/// process, per program and form (the rest of the command does not change the toolchain).
+/// process, per program and form (the rest of the command does not change the toolchain, the
+/// Python's own options before `-m pytest` may).
 pub fn toolchain_id(command: &SuiteCommand) -> String {
-    static KNOWN: OnceLock<Mutex<HashMap<(String, bool), String>>> = OnceLock::new();
-    let pytest = pytest_python(command).is_some();
-    let key = (command.program().to_owned(), pytest);
+    type Known = HashMap<(String, Option<Vec<String>>), String>;
+    static KNOWN: OnceLock<Mutex<Known>> = OnceLock::new();
+    let pytest = pytest_python(command).map(|(_, options)| options.to_vec());
+    let key = (command.program().to_owned(), pytest.clone());
     let known = KNOWN.get_or_init(|| Mutex::new(HashMap::new()));
     if let Some(id) = known.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return id.clone();
     }
-    let id = ask(command, pytest);
+    let id = ask(command, pytest.as_deref());
     known
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -36,7 +38,7 @@ pub fn toolchain_id(command: &SuiteCommand) -> String {
 }
 
 /// Asks the program (and pytest, or rustc) for their versions.
-fn ask(command: &SuiteCommand, pytest: bool) -> String {
+fn ask(command: &SuiteCommand, pytest: Option<&[String]>) -> String {
     let program = command.program();
     let Some(resolved) = resolve(program) else {
         return format!("{program}: not found");
@@ -60,8 +62,11 @@ fn ask(command: &SuiteCommand, pytest: bool) -> String {
     // told what to run by the name it is started under.
     let found = resolved.display().to_string();
     let mut lines = vec![real, version(&[&found, "--version"])];
-    if pytest {
-        lines.push(version(&[&found, "-m", "pytest", "--version"]));
+    if let Some(options) = pytest {
+        let mut argv: Vec<&str> = vec![&found];
+        argv.extend(options.iter().map(String::as_str));
+        argv.extend(["-m", "pytest", "--version"]);
+        lines.push(version(&argv));
     }
     if command.is_cargo() {
         let rustc = resolve("rustc").map_or("rustc".to_owned(), |p| p.display().to_string());
