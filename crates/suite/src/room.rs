@@ -2,7 +2,8 @@
 //! a minimal fixed environment, and the sandbox of `gatebench-process` (Landlock, no network, a
 //! PID namespace where the machine has them) that lets it read the system locations and the
 //! folders on `PATH`, and read and write only the project's folder and the scratch folder. For
-//! cargo, the toolchain (`RUSTUP_HOME`, `CARGO_HOME`) is granted too, read-only.
+//! cargo, the toolchain (`RUSTUP_HOME`, and of `CARGO_HOME` what a build reads) is granted too,
+//! read-only.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -34,6 +35,22 @@ fn toolchain_homes() -> Vec<(&'static str, PathBuf)> {
                 .or_else(|| home.as_ref().map(|h| h.join(default)))?;
             Some((var, path))
         })
+        .collect()
+}
+
+/// What the sandbox may read of a toolchain folder: all of `RUSTUP_HOME` (toolchains and
+/// settings); of `CARGO_HOME` only what a build reads (`bin`, `registry`, `git`, `config.toml`,
+/// `config`), not its credentials (`credentials.toml`: registry tokens) nor anything else a user
+/// keeps there.
+fn toolchain_grants(var: &str, home: &Path) -> Vec<PathBuf> {
+    if var != "CARGO_HOME" {
+        return vec![process::real(home)];
+    }
+    ["bin", "registry", "git", "config.toml", "config"]
+        .iter()
+        .map(|part| home.join(part))
+        .filter(|p| p.exists())
+        .map(|p| process::real(&p))
         .collect()
 }
 
@@ -75,7 +92,7 @@ impl Room {
             .extend(writable.iter().map(|p| process::real(p)));
         if cargo {
             for (var, home) in toolchain_homes() {
-                sandbox.read.push(process::real(&home));
+                sandbox.read.extend(toolchain_grants(var, &home));
                 env.push((var.to_owned(), home.display().to_string()));
             }
             let target = match target_dir {

@@ -66,11 +66,13 @@ pub fn run(dir: &Path, command: &SuiteCommand, timeout: Duration) -> SuiteRun {
 /// `dir` and the scratch folder; nothing else.
 ///
 /// When the program is `cargo`, the toolchain lives outside the system locations: the sandbox
-/// may also read `RUSTUP_HOME` and `CARGO_HOME` (their values, or `$HOME/.rustup` and
-/// `$HOME/.cargo`), passed on to the command, read-only (cargo runs with them so: a project
-/// without dependencies needs nothing written there; the lock and last-use records it would
-/// write are refused and it goes on); `CARGO_TARGET_DIR` is the scratch folder's `target`, or
-/// `options.target_dir`, writable; `CARGO_TERM_COLOR=never`.
+/// may also read `RUSTUP_HOME` (its value, or `$HOME/.rustup`) and, of `CARGO_HOME` (its value,
+/// or `$HOME/.cargo`), `bin`, `registry`, `git` and its configuration, not its credentials; both
+/// are passed on to the command. Read-only is enough (measured with cargo 1.95: a crate without
+/// dependencies, and one whose dependency is in the registry cache, build and test with and
+/// without `--offline`; the package lock and last-use database cargo keeps there are refused
+/// and it goes on without a word). `CARGO_TARGET_DIR` is the scratch folder's `target`, or
+/// `options.target_dir`, writable; `CARGO_TERM_COLOR=never`. The build counts against `timeout`.
 ///
 /// Never fails: a command that could not start has its reason in `record.spawn_error`.
 pub fn run_with(

@@ -61,12 +61,13 @@ impl SuiteCommand {
     /// anything else (a script, `npm test`, `make test`): its output may still be recognised by
     /// [`crate::parse`].
     pub fn framework(&self) -> Option<Framework> {
-        if narrow::pytest_args_start(&self.argv).is_some() {
-            Some(Framework::Pytest)
+        // The program decides first: `node --test pytest/` is node's.
+        if narrow::cargo_test_at(&self.argv).is_some() {
+            Some(Framework::Libtest)
         } else if narrow::node_test_flag(&self.argv).is_some() {
             Some(Framework::NodeTest)
-        } else if narrow::cargo_test_at(&self.argv).is_some() {
-            Some(Framework::Libtest)
+        } else if narrow::pytest_args_start(&self.argv).is_some() {
+            Some(Framework::Pytest)
         } else {
             None
         }

@@ -57,6 +57,7 @@ fn the_framework_is_told_from_the_words() {
     assert_eq!(of("/usr/bin/python3 -m pytest -q"), Some(Framework::Pytest));
     assert_eq!(of("pytest tests"), Some(Framework::Pytest));
     assert_eq!(of("node --test"), Some(Framework::NodeTest));
+    assert_eq!(of("node --test pytest/"), Some(Framework::NodeTest));
     assert_eq!(of("node test/x.js"), None);
     assert_eq!(of("cargo +stable test --offline"), Some(Framework::Libtest));
     assert_eq!(of("cargo build"), None);

@@ -16,7 +16,7 @@ mod tests;
 use serde::{Deserialize, Serialize};
 
 /// A test framework whose output [`parse`] reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Framework {
     /// pytest (`-v`, `-rA`, `-q`, default).
     Pytest,
@@ -27,7 +27,7 @@ pub enum Framework {
 }
 
 /// The result of one test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum TestResult {
     Passed,
     /// Failed, or (pytest `ERROR`) broke in a fixture's setup or teardown, or (node) did not
@@ -59,7 +59,7 @@ impl TestResult {
 }
 
 /// One test and its result.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct TestOutcome {
     /// What a test ref names after the file, as the framework reports it:
     /// - pytest: the node id, `tests/test_x.py::test_name`, `tests/test_x.py::TestC::test_m`,
