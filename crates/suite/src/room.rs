@@ -131,7 +131,9 @@ impl Room {
             },
             &Isolation {
                 contain: true,
-                no_network: true,
+                // Asked only where the machine can make a network namespace: elsewhere asking
+                // would refuse to start every command.
+                no_network: process::network_isolation_available(),
                 sandbox: Some(self.sandbox.clone()),
             },
         )

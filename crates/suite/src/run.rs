@@ -59,7 +59,8 @@ pub fn run(dir: &Path, command: &SuiteCommand, timeout: Duration) -> SuiteRun {
 /// Runs `command` in `dir`, sandboxed, under `timeout`, and reads its output.
 ///
 /// The command runs in its own PID namespace (nothing it starts outlives it), without network,
-/// under Landlock, with a minimal fixed environment: `PATH` (the caller's), `HOME` and `TMPDIR`
+/// under Landlock (each where the machine allows it: `gatebench_process::containment`,
+/// `network_isolation_available` and `landlock_abi` say which), with a minimal fixed environment: `PATH` (the caller's), `HOME` and `TMPDIR`
 /// (a private scratch folder, removed after the run), `LANG=C.UTF-8`,
 /// `PYTHONDONTWRITEBYTECODE=1`, `PYTHONHASHSEED=0`, `NO_COLOR=1`, `CI=1`; nothing else is
 /// inherited. It may read the system locations and the folders on `PATH`, and read and write
