@@ -481,3 +481,73 @@ error: could not compile `bad` (lib) due to 1 previous error
 warning: build failed, waiting for other jobs to finish...
 error: could not compile `bad` (lib test) due to 1 previous error
 "#;
+
+/// `node --test` over a file with a describe whose `before` hook throws and one whose `after` hook
+/// throws.
+pub const NODE_TAP_HOOKS: &str = r#"TAP version 13
+# Subtest: setup breaks
+    # Subtest: uses db
+    not ok 1 - uses db
+      ---
+      duration_ms: 0
+      location: '/tmp/suite-cap/jshook/test/h.test.js:4:3'
+      failureType: 'cancelledByParent'
+      error: 'test did not finish before its parent and was cancelled'
+      code: 'ERR_TEST_FAILURE'
+      ...
+    1..1
+not ok 1 - setup breaks
+  ---
+  duration_ms: 1.547326
+  type: 'suite'
+  location: '/tmp/suite-cap/jshook/test/h.test.js:2:1'
+  failureType: 'hookFailed'
+  error: 'no db'
+  code: 'ERR_TEST_FAILURE'
+  stack: |-
+    SuiteContext.<anonymous> (/tmp/suite-cap/jshook/test/h.test.js:3:24)
+    TestHook.runInAsyncScope (node:async_hooks:206:9)
+    TestHook.run (node:internal/test_runner/test:796:25)
+    TestHook.run (node:internal/test_runner/test:1041:18)
+    TestHook.run (node:internal/util:527:20)
+    Suite.runHook (node:internal/test_runner/test:723:20)
+    Suite.run (node:internal/test_runner/test:1129:18)
+    async Test.processPendingSubtests (node:internal/test_runner/test:526:7)
+  ...
+# Subtest: teardown breaks
+    # Subtest: works
+    ok 1 - works
+      ---
+      duration_ms: 0.233125
+      ...
+    1..1
+not ok 2 - teardown breaks
+  ---
+  duration_ms: 0.694926
+  type: 'suite'
+  location: '/tmp/suite-cap/jshook/test/h.test.js:6:1'
+  failureType: 'hookFailed'
+  error: 'cleanup'
+  code: 'ERR_TEST_FAILURE'
+  stack: |-
+    SuiteContext.<anonymous> (/tmp/suite-cap/jshook/test/h.test.js:7:23)
+    TestHook.runInAsyncScope (node:async_hooks:206:9)
+    TestHook.run (node:internal/test_runner/test:796:25)
+    TestHook.run (node:internal/test_runner/test:1041:18)
+    TestHook.run (node:internal/util:527:20)
+    Suite.runHook (node:internal/test_runner/test:723:20)
+    node:internal/test_runner/test:1113:38
+    node:internal/util:527:20
+    Suite.run (node:internal/test_runner/test:1136:13)
+    async Test.processPendingSubtests (node:internal/test_runner/test:526:7)
+  ...
+1..2
+# tests 2
+# suites 2
+# pass 1
+# fail 0
+# cancelled 1
+# skipped 0
+# todo 0
+# duration_ms 262.461844
+"#;

@@ -141,6 +141,20 @@ fn a_failed_parent_whose_subtests_all_passed_keeps_its_failure() {
 }
 
 #[test]
+fn node_hook_failures_fail_the_cancelled_tests_or_their_suite() {
+    // `before` threw: its test is cancelled (failed), the suite's own failure is in it. `after`
+    // threw: its test passed, so the suite keeps the failure.
+    assert_eq!(
+        results(&parse(NODE_TAP_HOOKS, "")),
+        [
+            ("setup breaks > uses db", Failed),
+            ("teardown breaks > works", Passed),
+            ("teardown breaks", Failed),
+        ]
+    );
+}
+
+#[test]
 fn yaml_blocks_are_passed_over_even_when_they_hold_result_like_lines() {
     let out = "TAP version 13\n# Subtest: a\nnot ok 1 - a\n  ---\n  error: |-\n    ok 9 - \
                fake\n    not ok 10 - fake too\n  ...\n1..1\n";
@@ -248,6 +262,7 @@ const ALL: &[(&str, &str)] = &[
     (NODE_TAP, ""),
     (NODE_TAP_PATTERN, ""),
     (NODE_TAP_SYNTAX_ERROR, ""),
+    (NODE_TAP_HOOKS, ""),
     (CARGO_STDOUT, CARGO_STDERR),
     ("", CARGO_BUILD_ERROR_STDERR),
 ];
