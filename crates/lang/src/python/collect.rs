@@ -14,9 +14,11 @@ use crate::syntax::{named_children, Source, TestStatus};
 
 /// A collected test, with its definition.
 pub(super) struct TestDef<'t> {
+    /// The test function.
     pub def: Def<'t>,
     /// `test_x` or `TestClass::test_x`.
     pub name: String,
+    /// Whether it runs, from its marks.
     pub status: TestStatus,
 }
 
@@ -108,6 +110,14 @@ fn push_test<'t>(
     let Some(def) = Def::of(src, node) else {
         return;
     };
+    let fixture = decorators(node).iter().any(|d| {
+        d.named_child(0)
+            .and_then(|e| callee_path(src, e))
+            .is_some_and(|p| p == "pytest.fixture" || p == "fixture")
+    });
+    if fixture {
+        return;
+    }
     let mut marks = decorator_marks(src, node, from_unittest);
     marks.extend(outer_marks.iter().cloned());
     marks.extend(body_mark(src, &def));

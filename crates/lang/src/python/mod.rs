@@ -18,6 +18,7 @@ mod tests;
 use crate::operator::{Mutation, Operator, OperatorFamily};
 use crate::syntax::{Function, Source, Test};
 
+/// Every function and method definition, nested ones included, in source order.
 pub(crate) fn functions(src: &Source<'_>) -> Vec<Function> {
     tree::defs(src)
         .into_iter()
@@ -30,6 +31,7 @@ pub(crate) fn functions(src: &Source<'_>) -> Vec<Function> {
         .collect()
 }
 
+/// Every test pytest would collect, in source order, with its status.
 pub(crate) fn tests(src: &Source<'_>) -> Vec<Test> {
     collect::collect(src)
         .into_iter()
@@ -42,6 +44,7 @@ pub(crate) fn tests(src: &Source<'_>) -> Vec<Test> {
         .collect()
 }
 
+/// Every site of `op`: code operators outside test code, test operators in running tests.
 pub(crate) fn mutations(src: &Source<'_>, op: Operator) -> Vec<Mutation> {
     match op.family() {
         OperatorFamily::Code => code::mutations(src, op),
@@ -49,6 +52,7 @@ pub(crate) fn mutations(src: &Source<'_>, op: Operator) -> Vec<Mutation> {
     }
 }
 
+/// `lines` with their behaviour removed (see [`crate::neutralize`]).
 pub(crate) fn neutralize(src: &Source<'_>, lines: [u32; 2]) -> Option<Mutation> {
     neutral::neutralize(src, lines)
 }

@@ -1,6 +1,7 @@
 //! Cited lines with their behaviour removed: a function whose body the lines cover is stubbed
 //! with `raise NotImplementedError`; otherwise every statement wholly inside the lines is
-//! deleted (a compound one whole), a block left empty keeping a `pass`.
+//! deleted (a compound one whole), a block left empty keeping a `pass`. Docstrings and imports
+//! are kept: they have no behaviour of their own.
 
 use tree_sitter::Node;
 
@@ -121,7 +122,8 @@ fn visit_statement<'t>(src: &'t Source<'_>, stmt: Node<'t>, lines: [u32; 2], pla
                 visit_block(src, body, lines, plan);
             }
         }
-        None if is_string_stmt(stmt) => {}
+        // A string or an import has no behaviour of its own to remove.
+        None if is_string_stmt(stmt) || stmt.kind().contains("import") => {}
         None if inside(span) => plan.deletes.push(stmt),
         None => {
             for block in blocks_of(stmt) {

@@ -13,6 +13,7 @@ pub(super) struct Def<'t> {
     pub node: Node<'t>,
     /// The `decorated_definition` around it, or the node itself.
     pub outer: Node<'t>,
+    /// As written.
     pub name: String,
     /// Enclosing class and function names and its own, joined by dots (`Store.save`).
     pub qualified: String,
@@ -175,22 +176,23 @@ pub(super) fn callee_path(src: &Source<'_>, expr: Node<'_>) -> Option<String> {
     }
 }
 
-/// The nodes under `root` that belong to its own scope, depth first in source order: nested
-/// function and class definitions and lambdas are not entered.
+/// The nodes under `root` that belong to its own scope, depth first in source order: the
+/// bodies of nested functions and classes are not entered (their decorators, default values and
+/// base classes are evaluated in this scope, and are); lambdas are, having no statements.
 pub(super) fn own_nodes(root: Node<'_>) -> Vec<Node<'_>> {
     let mut out = Vec::new();
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
         out.push(n);
-        if n != root
-            && matches!(
-                n.kind(),
-                "function_definition" | "class_definition" | "decorated_definition" | "lambda"
-            )
-        {
-            continue;
-        }
-        let mut kids = named_children(n);
+        let mut kids = match n.kind() {
+            "function_definition" | "class_definition" if n != root => {
+                ["parameters", "superclasses"]
+                    .iter()
+                    .filter_map(|f| n.child_by_field_name(f))
+                    .collect()
+            }
+            _ => named_children(n),
+        };
         kids.reverse();
         stack.extend(kids);
     }
@@ -234,7 +236,8 @@ pub(super) fn pick(name: &str, n: usize) -> usize {
     name.bytes().map(usize::from).sum::<usize>() % n.max(1)
 }
 
-/// The `pytest.raises(...)` call of a `with` statement whose only item it is.
+/// The `pytest.raises(...)` (or unittest's `self.assertRaises*(...)`) call of a `with` statement
+/// whose only item it is.
 pub(super) fn with_raises_call<'t>(src: &Source<'_>, with: Node<'t>) -> Option<Node<'t>> {
     let clause = named_children(with)
         .into_iter()
@@ -249,6 +252,8 @@ pub(super) fn with_raises_call<'t>(src: &Source<'_>, with: Node<'t>) -> Option<N
     } else {
         value
     };
-    (call.kind() == "call" && callee_path(src, call).as_deref() == Some("pytest.raises"))
-        .then_some(call)
+    let callee = callee_path(src, call).unwrap_or_default();
+    (call.kind() == "call"
+        && (callee == "pytest.raises" || callee.starts_with("self.assertRaises")))
+    .then_some(call)
 }

@@ -19,10 +19,10 @@ use crate::syntax::{named_children, Source};
 enum Kind {
     /// An `assert` statement.
     Assert,
-    /// A `with pytest.raises(...)` block.
+    /// A `with pytest.raises(...)` (or `with self.assertRaises(...)`) block.
     Raises,
-    /// A statement calling `self.assert*(...)`.
-    SelfAssert,
+    /// A statement calling `self.assert*(...)` or `pytest.raises(...)`.
+    Call,
 }
 
 /// One assertion: the statement and its kind.
@@ -41,10 +41,9 @@ fn checks<'t>(src: &Source<'_>, test: &TestDef<'t>) -> Vec<Check<'t>> {
                 "assert_statement" => Kind::Assert,
                 "with_statement" if with_raises_call(src, stmt).is_some() => Kind::Raises,
                 "expression_statement" => {
-                    let call = call_of_stmt(stmt)?;
-                    callee_path(src, call)?
-                        .starts_with("self.assert")
-                        .then_some(Kind::SelfAssert)?
+                    let callee = callee_path(src, call_of_stmt(stmt)?)?;
+                    (callee.starts_with("self.assert") || callee == "pytest.raises")
+                        .then_some(Kind::Call)?
                 }
                 _ => return None,
             };
@@ -79,15 +78,17 @@ pub(super) fn drop_each(src: &Source<'_>, test: &TestDef<'_>) -> Vec<Mutation> {
 }
 
 /// Each `assert` replaced by `assert True` and each `self.assert*(...)` by
-/// `self.assertTrue(True)`, one mutation each (a `pytest.raises` block has no trivial form).
+/// `self.assertTrue(True)`, one mutation each (`pytest.raises` has no trivial form).
 pub(super) fn trivial_each(src: &Source<'_>, test: &TestDef<'_>) -> Vec<Mutation> {
     let mut out = Vec::new();
     for c in checks(src, test) {
         let (range, text) = match c.kind {
             Kind::Assert => (c.stmt.byte_range(), "assert True"),
-            Kind::SelfAssert => match call_of_stmt(c.stmt) {
-                Some(call) => (call.byte_range(), "self.assertTrue(True)"),
-                None => continue,
+            Kind::Call => match call_of_stmt(c.stmt) {
+                Some(call) if callee_path(src, call).is_some_and(|p| p.starts_with("self.")) => {
+                    (call.byte_range(), "self.assertTrue(True)")
+                }
+                _ => continue,
             },
             Kind::Raises => continue,
         };
@@ -147,7 +148,7 @@ fn is_negative(src: &Source<'_>, check: Check<'_>) -> bool {
             .named_child(0)
             .is_some_and(|e| is_negative_expr(src, e)),
         Kind::Raises => false,
-        Kind::SelfAssert => {
+        Kind::Call => {
             let Some(call) = call_of_stmt(check.stmt) else {
                 return false;
             };

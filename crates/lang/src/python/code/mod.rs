@@ -12,6 +12,7 @@ use super::tree::{defs, lines_of_edits, statements, Def};
 use crate::edit::Edit;
 use crate::operator::{Mutation, Operator};
 use crate::syntax::{named_children, Source};
+/// The not-implemented failures `StubRaise` writes (neutralization uses the first).
 pub(super) use body::STUB_RAISE;
 
 /// Every site of code operator `op` in `src`, in source order.

@@ -290,3 +290,30 @@ class Cases(unittest.TestCase):
 "
     );
 }
+
+#[test]
+fn raises_in_unittest_and_call_forms() {
+    let source = "\
+class Cases(unittest.TestCase):
+    def test_a(self):
+        with self.assertRaises(KeyError):
+            lookup(\"x\")
+        pytest.raises(ValueError, parse, \"y\")
+        self.assertEqual(size(), 2)
+";
+    assert_eq!(
+        mutated(source, DropAssertion),
+        [
+            source.replace(
+                "        with self.assertRaises(KeyError):\n            lookup(\"x\")\n",
+                "        lookup(\"x\")\n"
+            ),
+            source.replace("        pytest.raises(ValueError, parse, \"y\")\n", ""),
+            source.replace("        self.assertEqual(size(), 2)\n", ""),
+        ]
+    );
+    assert_eq!(
+        only(source, TrivialAssertion),
+        source.replace("self.assertEqual(size(), 2)", "self.assertTrue(True)")
+    );
+}

@@ -229,6 +229,37 @@ def f(a, b):
 }
 
 #[test]
+fn comparisons_in_lambdas_belong_to_the_function_nested_bodies_to_theirs() {
+    let source = "\
+def outer(xs):
+    @retry(xs, 3)
+    def inner(x=len(xs) > 1):
+        return x == 1
+    return filter(lambda x: x > 0, xs)
+";
+    let found: Vec<(String, String)> = muts(source, FlipComparison)
+        .into_iter()
+        .map(|m| (m.function, m.edits[0].text.clone()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("outer".to_string(), "<=".to_string()),
+            ("outer.inner".to_string(), "!=".to_string()),
+            ("outer".to_string(), "<=".to_string()),
+        ]
+    );
+    assert_eq!(
+        muts(source, SwapCallArgs)
+            .iter()
+            .map(|m| m.description.as_str())
+            .collect::<Vec<_>>(),
+        // `filter(lambda ..., xs)` is left alone: a lambda is not a simple argument.
+        ["`outer`: the arguments `xs` and `3` of `retry(...)` swapped"]
+    );
+}
+
+#[test]
 fn flip_comparison_not_at_module_level_nor_in_tests() {
     let source = "\
 LIMIT = 3 if MODE == \"fast\" else 5

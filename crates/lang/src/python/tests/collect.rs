@@ -277,6 +277,14 @@ def test_both():
 @pytest.mark.fixture_like
 def helper_not_a_test():
     pass
+
+@pytest.fixture
+def test_data():
+    return 1
+
+@fixture(scope=\"module\")
+def test_db():
+    return 2
 ";
     assert_eq!(
         statuses(source),
