@@ -269,6 +269,12 @@ class Cases(unittest.TestCase):
     def test_known(self):
         self.assertEqual(1, 2)
 
+    def test_later(self):
+        self.skipTest(\"needs a db\")
+
+def test_imperative_xfail():
+    pytest.xfail(\"bug 13\")
+
 @pytest.mark.xfail
 @pytest.mark.skip
 def test_both():
@@ -295,6 +301,8 @@ def test_db():
                 "@pytest.mark.xfail(reason=\"bug 12\", strict=True)"
             ),
             xfail("Cases::test_known", "@unittest.expectedFailure"),
+            skipped("Cases::test_later", "self.skipTest(\"needs a db\")"),
+            xfail("test_imperative_xfail", "pytest.xfail(\"bug 13\")"),
             skipped("test_both", "@pytest.mark.skip"),
         ]
     );
