@@ -7,8 +7,8 @@ use tree_sitter::Node;
 use super::collect::Collected;
 use super::defs::Def;
 use super::nodes::{
-    arguments, assertion, edits_lines, is_function_value, kids, name_hash, quote, removal,
-    statements, unawaited,
+    arguments, assertion, descendants, edits_lines, is_function_value, kids, name_hash, quote,
+    removal, statements, unawaited,
 };
 use crate::edit::Edit;
 use crate::operator::{Mutation, Operator};
@@ -143,7 +143,7 @@ pub(super) fn stub_edit(def: &Def<'_>, form: &str) -> Option<Edit> {
 /// array or an object, else `return undefined;` or `return null;` by the name's hash.
 fn default_form(src: &Source<'_>, def: &Def<'_>) -> &'static str {
     let returned: Vec<Node<'_>> = if def.has_block() {
-        src.nodes()
+        descendants(def.body)
             .into_iter()
             .filter(|n| n.kind() == "return_statement")
             .filter(|n| own_function(*n) == Some(def.node.id()))
@@ -164,16 +164,20 @@ fn default_form(src: &Source<'_>, def: &Def<'_>) -> &'static str {
     }
 }
 
+/// Whether `node` is a function (its block is a function body).
+fn is_function(node: Node<'_>) -> bool {
+    is_function_value(node.kind())
+        || matches!(
+            node.kind(),
+            "function_declaration" | "generator_function_declaration" | "method_definition"
+        )
+}
+
 /// The id of the innermost function node holding `node`.
 fn own_function(node: Node<'_>) -> Option<usize> {
     let mut at = node.parent();
     while let Some(n) = at {
-        if is_function_value(n.kind())
-            || matches!(
-                n.kind(),
-                "function_declaration" | "generator_function_declaration" | "method_definition"
-            )
-        {
+        if is_function(n) {
             return Some(n.id());
         }
         at = n.parent();
@@ -217,10 +221,9 @@ fn shape(src: &Source<'_>, def: &Def<'_>, expr: Node<'_>, depth: u32) -> Shape {
         }
         "identifier" if depth > 0 => {
             let name = src.text_of(expr);
-            src.nodes()
+            descendants(def.body)
                 .into_iter()
                 .filter(|n| n.kind() == "variable_declarator")
-                .filter(|n| def.body.byte_range().contains(&n.start_byte()))
                 .filter(|n| n.child_by_field_name("name").map(|x| src.text_of(x)) == Some(name))
                 .find_map(|n| n.child_by_field_name("value"))
                 .map_or(Shape::Other, |v| shape(src, def, v, depth - 1))
@@ -236,6 +239,11 @@ fn return_early(src: &Source<'_>, def: &Def<'_>) -> Option<(String, Vec<Edit>)> 
     }
     let stmts = statements(def.body);
     let last = *stmts.last().filter(|_| stmts.len() >= 2)?;
+    // Before a bare `return;` or a (hoisted) function declaration, a return changes nothing.
+    let bare_return = last.kind() == "return_statement" && kids(last).is_empty();
+    if bare_return || last.kind() == "function_declaration" {
+        return None;
+    }
     let start = last.start_byte();
     let line_start = src.line_start(start);
     let edit = if src.text[line_start..start].trim().is_empty() {
@@ -276,6 +284,26 @@ fn drop_guard(src: &Source<'_>, node: Node<'_>) -> Option<(String, Vec<Edit>)> {
         }
         _ => exits(&body),
     };
+    // A guard that returns nothing as its function's last statement exits where the function
+    // ends anyway: deleting it changes nothing.
+    let bare = |n: &Node<'_>| n.kind() == "return_statement" && kids(*n).is_empty();
+    let exits_at_end = match body.kind() {
+        "statement_block" => statements(body).iter().all(bare),
+        _ => bare(&body),
+    };
+    let mut next = node.next_named_sibling();
+    while next.is_some_and(|n| n.is_extra()) {
+        next = next.and_then(|n| n.next_named_sibling());
+    }
+    let last_in_function = next.is_none()
+        && node
+            .parent()
+            .filter(|p| p.kind() == "statement_block")
+            .and_then(|p| p.parent())
+            .is_some_and(is_function);
+    if exits_at_end && last_in_function {
+        return None;
+    }
     guard.then(|| {
         (
             format!("the guard `{}` deleted", quote(src.text_of(node))),

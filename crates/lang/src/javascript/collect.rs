@@ -21,11 +21,13 @@ pub(super) struct TestSite<'t> {
     pub options: Option<Node<'t>>,
     /// The callback's body (a block or an arrow function's expression), when it is inline.
     pub body: Option<Node<'t>>,
+    /// What `tests` reports of it.
     pub test: Test,
 }
 
 /// What the file's test calls hold.
 pub(super) struct Collected<'t> {
+    /// The tests with a literal title, in source order.
     pub tests: Vec<TestSite<'t>>,
     /// The byte ranges of every test, suite and hook call.
     pub regions: Vec<Range<usize>>,
@@ -287,4 +289,21 @@ fn collect_suite<'t>(
     };
     inner.titles.push(title);
     visit(src, body, &inner, out);
+}
+
+/// Whether `src` imports `node:test` (`import .. from 'node:test'`, `require('node:test')`).
+pub(super) fn imports_node_test(src: &Source<'_>) -> bool {
+    src.nodes().into_iter().any(|n| {
+        let source = match n.kind() {
+            "import_statement" => n.child_by_field_name("source"),
+            "call_expression"
+                if n.child_by_field_name("function")
+                    .is_some_and(|f| src.text_of(f) == "require") =>
+            {
+                arguments(n).first().copied()
+            }
+            _ => None,
+        };
+        source.and_then(|s| literal_string(src, s)).as_deref() == Some("node:test")
+    })
 }

@@ -13,6 +13,7 @@ pub(super) struct Def<'t> {
     pub node: Node<'t>,
     /// Its body: a `statement_block`, or the expression of an arrow function.
     pub body: Node<'t>,
+    /// What `functions` reports of it.
     pub function: Function,
 }
 

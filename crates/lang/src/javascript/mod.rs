@@ -45,6 +45,13 @@ pub(crate) fn mutations(src: &Source<'_>, op: Operator) -> Vec<Mutation> {
     debug_assert_eq!(src.lang, Lang::JavaScript);
     let collected = collect::find(src);
     match op.family() {
+        // A file that holds tests (or imports `node:test`) is test code through and through:
+        // its top-level helpers are test helpers.
+        OperatorFamily::Code
+            if !collected.regions.is_empty() || collect::imports_node_test(src) =>
+        {
+            Vec::new()
+        }
         OperatorFamily::Code => {
             let fns: Vec<defs::Def<'_>> = defs::find(src)
                 .into_iter()

@@ -35,6 +35,21 @@ fn no_code_operator_applies_inside_tests() {
 }
 
 #[test]
+fn a_test_files_top_level_helpers_are_test_code() {
+    let helper = "function makeEnv(keys) {\n  const env = {};\n  for (const k of keys) env[k] = '1';\n  return env;\n}\n";
+    assert_eq!(sites(helper, Operator::ReturnEarly).len(), 1);
+    for file in [
+        format!("import {{ test }} from 'node:test';\n{helper}"),
+        format!("const {{ it }} = require('node:test');\n{helper}"),
+        format!("{helper}test('uses it', () => {{}});\n"),
+    ] {
+        for op in Operator::all().filter(|o| o.family() == crate::OperatorFamily::Code) {
+            assert_eq!(sites(&file, op), [], "{op:?} in {file}");
+        }
+    }
+}
+
+#[test]
 fn stub_raise_varies_its_form_by_site_and_keeps_a_leading_comment() {
     let src = "function total(items) {\n  // Sums the prices.\n  let sum = 0;\n  for (const i of items) sum += i.price;\n  return sum;\n}\nfunction clear(cart) {\n  cart.items = [];\n}\nconst greet = (name) => `hi ${name}`;\nfunction stubbed() {\n  throw new Error('nope');\n}\nfunction empty() {}\n";
     let ms = sites(src, Operator::StubRaise);
@@ -93,6 +108,13 @@ fn drop_guard_deletes_an_if_that_only_exits() {
     );
     let ms = sites(src, Operator::DropGuard);
     assert_eq!(ms[1].lines, [3, 5]);
+    // A bare return as the function's last statement exits where it would anyway.
+    let tail = "function f(x) {\n  work(x);\n  if (x) return;\n  // done\n}\n";
+    assert_eq!(sites(tail, Operator::DropGuard), []);
+    assert_eq!(
+        sites(&tail.replace("// done", "more(x);"), Operator::DropGuard).len(),
+        1
+    );
     assert_eq!(
         ms[0].description,
         "`take`: the guard `if (n < 0) throw new RangeError('negative');` deleted"
@@ -199,7 +221,7 @@ fn drop_side_effect_deletes_calls_and_writes_to_other_objects() {
 
 #[test]
 fn return_early_goes_before_the_last_statement() {
-    let src = "function publish(bus, e) {\n  validate(e);\n    bus.emit(e);\n}\nfunction one() {\n  return 1;\n}\nconst inline = () => { a(); b(); };\n";
+    let src = "function publish(bus, e) {\n  validate(e);\n    bus.emit(e);\n}\nfunction one() {\n  return 1;\n}\nconst inline = () => { a(); b(); };\nfunction bare() {\n  a();\n  return;\n}\nfunction hoisted() {\n  return helper();\n  function helper() {}\n}\n";
     assert_eq!(
         mutated(src, Operator::ReturnEarly),
         [
