@@ -4,11 +4,12 @@
 
 use tree_sitter::Node;
 
+use super::asserts::Library;
 use super::collect::Collected;
 use super::defs::Def;
 use super::nodes::{
-    arguments, assertion, descendants, edits_lines, is_function_value, kids, name_hash, quote,
-    removal, statements, unawaited,
+    arguments, descendants, edits_lines, is_function_value, kids, name_hash, quote, removal,
+    statements, unawaited,
 };
 use crate::edit::Edit;
 use crate::operator::{Mutation, Operator};
@@ -33,16 +34,18 @@ pub(super) fn mutations(
             .iter()
             .filter_map(|def| per_function(src, op, def))
             .collect(),
-        _ => src
-            .nodes()
-            .into_iter()
-            .filter(|n| !collected.in_region(*n))
-            .filter_map(|node| {
-                let def = enclosing(fns, node)?;
-                let (description, edits) = at_node(src, op, node)?;
-                Some(mutation(src, op, def, description, edits))
-            })
-            .collect(),
+        _ => {
+            let lib = Library::of(src);
+            src.nodes()
+                .into_iter()
+                .filter(|n| !collected.in_region(*n))
+                .filter_map(|node| {
+                    let def = enclosing(fns, node)?;
+                    let (description, edits) = at_node(src, op, node, &lib)?;
+                    Some(mutation(src, op, def, description, edits))
+                })
+                .collect()
+        }
     }
 }
 
@@ -259,14 +262,19 @@ fn return_early(src: &Source<'_>, def: &Def<'_>) -> Option<(String, Vec<Edit>)> 
 }
 
 /// The site of a node-level operator at `node`, if it is one: its description and edits.
-fn at_node(src: &Source<'_>, op: Operator, node: Node<'_>) -> Option<(String, Vec<Edit>)> {
+fn at_node(
+    src: &Source<'_>,
+    op: Operator,
+    node: Node<'_>,
+    lib: &Library,
+) -> Option<(String, Vec<Edit>)> {
     match op {
         Operator::DropGuard => drop_guard(src, node),
         Operator::DropErrorBranch => drop_error_branch(src, node),
         Operator::FlipComparison | Operator::ShiftBoundary => comparison(src, op, node),
         Operator::SwapReturnValues => swap_return_values(src, node),
         Operator::SwapCallArgs => swap_call_args(src, node),
-        Operator::DropSideEffect => drop_side_effect(src, node),
+        Operator::DropSideEffect => drop_side_effect(src, node, lib),
         _ => None,
     }
 }
@@ -410,14 +418,18 @@ fn swap_call_args(src: &Source<'_>, node: Node<'_>) -> Option<(String, Vec<Edit>
     Some((description, swap(src, a, b)))
 }
 
-fn drop_side_effect(src: &Source<'_>, node: Node<'_>) -> Option<(String, Vec<Edit>)> {
+fn drop_side_effect(
+    src: &Source<'_>,
+    node: Node<'_>,
+    lib: &Library,
+) -> Option<(String, Vec<Edit>)> {
     if node.kind() != "expression_statement" {
         return None;
     }
     let expr = unawaited(*kids(node).first()?);
     let effect = match expr.kind() {
         "call_expression" => {
-            assertion(src, node).is_none()
+            lib.assertion(src, node).is_none()
                 && expr
                     .child_by_field_name("function")
                     .is_some_and(|f| f.kind() != "super")

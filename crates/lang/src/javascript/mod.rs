@@ -6,9 +6,11 @@
 //! - `defs.rs`: function and method definitions and their qualified names;
 //! - `collect.rs`: `test` / `it` / `describe` / `suite` calls, their names, statuses and regions;
 //! - `code.rs`: the code operators (outside tests);
+//! - `asserts.rs`: assertion statements, negative ones, and trivial ones;
 //! - `testops.rs`: the test operators (inside collected, live tests);
 //! - `neutralize.rs`: an obligation's lines with their behaviour removed.
 
+mod asserts;
 mod code;
 mod collect;
 mod defs;

@@ -1,4 +1,4 @@
-//! Small helpers over the JavaScript tree: children without comments, call chains, assertions,
+//! Small helpers over the JavaScript tree: children without comments, call chains,
 //! statement removal, and the lines and quotes a mutation reports.
 
 use std::ops::Range;
@@ -143,17 +143,6 @@ pub(super) fn callee_chain(src: &Source<'_>, call: Node<'_>) -> Vec<String> {
     }
     out.reverse();
     out
-}
-
-/// The call of an assertion statement: `assert(..)`, `assert.*(..)`, `expect(..)...`,
-/// `t.assert.*(..)`, awaited or not; with its callee chain.
-pub(super) fn assertion<'t>(src: &Source<'_>, stmt: Node<'t>) -> Option<(Node<'t>, Vec<String>)> {
-    let call = statement_call(stmt)?;
-    let chain = callee_chain(src, call);
-    let first = chain.first().map(String::as_str);
-    let asserts =
-        matches!(first, Some("assert" | "expect")) || (chain.len() > 2 && chain[1] == "assert");
-    asserts.then_some((call, chain))
 }
 
 /// The arguments of a call or `new` (comments left out); empty when it has none or is tagged.

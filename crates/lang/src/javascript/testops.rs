@@ -1,12 +1,9 @@
 //! The test operators, over the collected tests that run: assertions dropped or made trivial,
 //! tests skipped, marked to-do, commented out or emptied, negative assertions dropped.
 
-use tree_sitter::Node;
-
+use super::asserts::{is_negative, Assertion, Library};
 use super::collect::{Collected, TestSite};
-use super::nodes::{
-    alone_on_lines, arguments, assertion, descendants, edits_lines, name_hash, quote, removal,
-};
+use super::nodes::{alone_on_lines, descendants, edits_lines, name_hash, quote, removal};
 use crate::edit::Edit;
 use crate::operator::{Mutation, Operator};
 use crate::syntax::{Source, TestStatus};
@@ -18,13 +15,14 @@ pub(super) fn mutations(
     op: Operator,
     collected: &Collected<'_>,
 ) -> Vec<Mutation> {
+    let lib = Library::of(src);
     let mut out = Vec::new();
     for site in collected
         .tests
         .iter()
         .filter(|t| t.test.status == TestStatus::Live)
     {
-        for (description, edits) in per_test(src, op, site) {
+        for (description, edits) in per_test(src, op, &lib, site) {
             out.push(Mutation {
                 operator: op,
                 site: site.test.name.clone(),
@@ -38,8 +36,13 @@ pub(super) fn mutations(
     out
 }
 
-fn per_test(src: &Source<'_>, op: Operator, site: &TestSite<'_>) -> Vec<(String, Vec<Edit>)> {
-    let asserts = assertions(src, site);
+fn per_test(
+    src: &Source<'_>,
+    op: Operator,
+    lib: &Library,
+    site: &TestSite<'_>,
+) -> Vec<(String, Vec<Edit>)> {
+    let asserts = assertions(src, lib, site);
     match op {
         Operator::DropAssertion => asserts
             .iter()
@@ -48,7 +51,10 @@ fn per_test(src: &Source<'_>, op: Operator, site: &TestSite<'_>) -> Vec<(String,
                 (what, vec![removal(src, a.stmt)])
             })
             .collect(),
-        Operator::TrivialAssertion => asserts.iter().filter_map(|a| trivial(src, a)).collect(),
+        Operator::TrivialAssertion => asserts
+            .iter()
+            .filter_map(|a| trivial(src, lib, a))
+            .collect(),
         Operator::SkipTest => vec![skip(src, site)],
         Operator::ExpectFailure => vec![mark(src, site, "todo")],
         Operator::CommentOutTest => comment_out(src, site).into_iter().collect(),
@@ -58,84 +64,20 @@ fn per_test(src: &Source<'_>, op: Operator, site: &TestSite<'_>) -> Vec<(String,
     }
 }
 
-/// An assertion statement of a test.
-struct Assertion<'t> {
-    stmt: Node<'t>,
-    chain: Vec<String>,
-    negative: bool,
-}
-
 /// Every assertion statement in a test's body, nested ones (in a loop, in a callback) included.
-fn assertions<'t>(src: &Source<'_>, site: &TestSite<'t>) -> Vec<Assertion<'t>> {
+fn assertions<'t>(src: &Source<'_>, lib: &Library, site: &TestSite<'t>) -> Vec<Assertion<'t>> {
     let Some(body) = site.body else {
         return Vec::new();
     };
     descendants(body)
         .into_iter()
-        .filter_map(|stmt| {
-            let (call, chain) = assertion(src, stmt)?;
-            let negative = is_negative(src, call, &chain);
-            Some(Assertion {
-                stmt,
-                chain,
-                negative,
-            })
-        })
+        .filter_map(|stmt| lib.assertion(src, stmt))
         .collect()
 }
 
-/// Whether an assertion says that something did not happen, is absent, empty or false.
-fn is_negative(src: &Source<'_>, call: Node<'_>, chain: &[String]) -> bool {
-    const NEGATIVE_METHODS: [&str; 10] = [
-        "notEqual",
-        "notStrictEqual",
-        "notDeepEqual",
-        "notDeepStrictEqual",
-        "doesNotThrow",
-        "doesNotReject",
-        "doesNotMatch",
-        "toBeFalsy",
-        "toBeNull",
-        "toBeUndefined",
-    ];
-    let method = chain.last().map(String::as_str).unwrap_or("");
-    if NEGATIVE_METHODS.contains(&method)
-        || (chain.first().is_some_and(|r| r == "expect") && chain.iter().any(|p| p == "not"))
-    {
-        return true;
-    }
-    let args = arguments(call);
-    let text = |i: usize| -> String {
-        args.get(i)
-            .map(|a| src.text_of(*a).split_whitespace().collect())
-            .unwrap_or_default()
-    };
-    let plain = chain.len() == 1 || method == "ok";
-    let negated = args.first().is_some_and(|a| {
-        a.kind() == "unary_expression"
-            && a.child_by_field_name("operator")
-                .is_some_and(|o| src.text_of(o) == "!")
-    });
-    match method {
-        _ if plain && negated => true,
-        "equal" | "strictEqual" => matches!(
-            text(1).as_str(),
-            "0" | "null" | "undefined" | "false" | "''" | "\"\"" | "``"
-        ),
-        "deepEqual" | "deepStrictEqual" => matches!(text(1).as_str(), "[]" | "{}"),
-        _ => false,
-    }
-}
-
 /// An assertion replaced by one that always holds, in the same assertion library.
-fn trivial(src: &Source<'_>, a: &Assertion<'_>) -> Option<(String, Vec<Edit>)> {
-    let form = match a.chain.first().map(String::as_str) {
-        Some("expect") => "expect(true).toBe(true);".to_string(),
-        Some(ctx) if a.chain.get(1).is_some_and(|p| p == "assert") => {
-            format!("{ctx}.assert.ok(true);")
-        }
-        _ => "assert.ok(true);".to_string(),
-    };
+fn trivial(src: &Source<'_>, lib: &Library, a: &Assertion<'_>) -> Option<(String, Vec<Edit>)> {
+    let form = lib.trivial(a)?;
     let written: String = src.text_of(a.stmt).split_whitespace().collect();
     let plain: String = form.split_whitespace().collect();
     if written.trim_end_matches(';') == plain.trim_end_matches(';') || written == "assert(true);" {
@@ -208,7 +150,7 @@ fn comment_out(src: &Source<'_>, site: &TestSite<'_>) -> Option<(String, Vec<Edi
 
 fn drop_negatives(src: &Source<'_>, asserts: &[Assertion<'_>]) -> Option<(String, Vec<Edit>)> {
     let (negatives, others): (Vec<&Assertion<'_>>, Vec<&Assertion<'_>>) =
-        asserts.iter().partition(|a| a.negative);
+        asserts.iter().partition(|a| is_negative(src, a));
     if negatives.is_empty() || others.is_empty() {
         return None;
     }

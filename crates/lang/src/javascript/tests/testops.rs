@@ -194,3 +194,42 @@ fn empty_test_body_empties_the_callback() {
         ]
     );
 }
+
+#[test]
+fn assertions_imported_by_name_or_under_another_name_are_recognized() {
+    let src = r#"import { equal, notEqual as ne, ok } from 'node:assert/strict';
+import a from 'node:assert';
+const { deepStrictEqual: same } = require('assert');
+test('named', () => {
+  equal(f(), 1);
+  ne(f(), 2);
+  a.equal(g(), 3);
+  same(h(), []);
+  ok(!x);
+  other(1);
+});
+"#;
+    assert_eq!(sites(src, Operator::DropAssertion).len(), 5);
+    let (_, text) = only(src, Operator::DropNegativeAssertions);
+    assert_eq!(
+        text,
+        src.replace("  ne(f(), 2);\n", "")
+            .replace("  same(h(), []);\n", "")
+            .replace("  ok(!x);\n", "")
+    );
+    assert_eq!(
+        mutated(src, Operator::TrivialAssertion),
+        [
+            src.replace("equal(f(), 1);", "ok(true);"),
+            src.replace("ne(f(), 2);", "ok(true);"),
+            src.replace("a.equal(g(), 3);", "a.ok(true);"),
+            src.replace("same(h(), []);", "ok(true);"),
+            src.replace("ok(!x);", "ok(true);"),
+        ]
+    );
+    let src = "import { strictEqual } from 'node:assert';\ntest('t', () => {\n  strictEqual(f(), 1);\n});\n";
+    assert_eq!(
+        mutated(src, Operator::TrivialAssertion),
+        [src.replace("strictEqual(f(), 1);", "strictEqual(true, true);")]
+    );
+}
