@@ -250,7 +250,12 @@ fn return_early(src: &Source<'_>, def: &Def<'_>) -> Option<(String, Vec<Edit>)> 
     let start = last.start_byte();
     let line_start = src.line_start(start);
     let edit = if src.text[line_start..start].trim().is_empty() {
-        Edit::insert(line_start, format!("{}return;\n", src.indent_at(start)))
+        let eol = if src.text[..line_start].ends_with("\r\n") {
+            "\r\n"
+        } else {
+            "\n"
+        };
+        Edit::insert(line_start, format!("{}return;{eol}", src.indent_at(start)))
     } else {
         Edit::insert(start, "return; ")
     };

@@ -230,3 +230,19 @@ fn return_early_goes_before_the_last_statement() {
         ]
     );
 }
+
+#[test]
+fn crlf_sources_keep_their_line_endings() {
+    let src = "function publish(bus, e) {\r\n  validate(e);\r\n  bus.emit(e);\r\n}\r\n";
+    assert_eq!(
+        mutated(src, Operator::ReturnEarly),
+        [src.replace("  bus.emit(e);", "  return;\r\n  bus.emit(e);")]
+    );
+    assert_eq!(
+        mutated(src, Operator::DropSideEffect),
+        [
+            src.replace("  validate(e);\r\n", ""),
+            src.replace("  bus.emit(e);\r\n", ""),
+        ]
+    );
+}

@@ -167,3 +167,33 @@ fn calls_of_other_functions_named_test_are_not_tests() {
     let src = "function check(v) {\n  test('inside a function', () => {});\n  return KEY.test(v) && test(v);\n}\n";
     assert_eq!(crate::tests(Lang::JavaScript, src).expect("parses"), []);
 }
+
+#[test]
+fn odd_input_gives_empty_answers_not_panics() {
+    let odd = [
+        "",
+        "}{",
+        "test(",
+        "test('unterminated', () => {",
+        "function (",
+        "const x = `${",
+        "if (a) throw",
+        "\u{feff}const é = (ü) => ü <",
+        "describe('d', () => { it(",
+    ];
+    for src in odd {
+        assert_eq!(
+            crate::tests(Lang::JavaScript, src).expect("parses"),
+            [],
+            "{src:?}"
+        );
+        for op in crate::Operator::all() {
+            let ms = crate::mutations(Lang::JavaScript, src, op).expect("parses");
+            assert_eq!(ms, [], "{op:?} on {src:?}");
+        }
+        for lines in [[0, 0], [1, 1], [1, 9], [3, 1]] {
+            let m = crate::neutralize(Lang::JavaScript, src, lines).expect("parses");
+            assert_eq!(m, None, "{lines:?} of {src:?}");
+        }
+    }
+}
