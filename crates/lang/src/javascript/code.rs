@@ -67,7 +67,7 @@ pub(super) fn mutation(
 ) -> Mutation {
     Mutation {
         operator: op,
-        site: def.function.name.clone(),
+        site: def.function.qualified.clone(),
         description: format!("`{}`: {description}", def.function.qualified),
         function: def.function.qualified.clone(),
         lines: edits_lines(src, &edits),

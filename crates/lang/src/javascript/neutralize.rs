@@ -1,6 +1,7 @@
 //! An obligation's lines with their behaviour removed: a function they cover whole (or whose
 //! whole body they cover) stubbed with the not-implemented failure, else every statement wholly
-//! inside them deleted.
+//! inside them deleted. The site is the enclosing function's qualified name (`<module>` at the
+//! top level), slugged as every site is.
 
 use tree_sitter::Node;
 
@@ -8,7 +9,7 @@ use super::code::{enclosing, stub_edit, RAISE_FORMS};
 use super::defs::{self, Def};
 use super::nodes::{edits_lines, is_statement, kids, quote, removal, statements};
 use crate::edit::Edit;
-use crate::operator::{Mutation, Operator};
+use crate::operator::{slug, Mutation, Operator};
 use crate::syntax::Source;
 
 /// `lines` of `src` neutralized; `None` when no whole function or statement lies inside them.
@@ -43,7 +44,7 @@ pub(crate) fn neutralize(src: &Source<'_>, lines: [u32; 2]) -> Option<Mutation> 
             );
             return Some(Mutation {
                 operator: Operator::StubRaise,
-                site: first.function.name.clone(),
+                site: slug(&first.function.qualified),
                 description,
                 function: first.function.qualified.clone(),
                 lines: edits_lines(src, &edits),
@@ -78,9 +79,7 @@ fn delete_statements(src: &Source<'_>, lines: [u32; 2], fns: &[Def<'_>]) -> Opti
     let first = *found.first()?;
     let edits: Vec<Edit> = found.iter().map(|s| removal(src, *s)).collect();
     let def = enclosing(fns, first);
-    let (site, function) = def.map_or(("module".to_string(), String::new()), |d| {
-        (d.function.name.clone(), d.function.qualified.clone())
-    });
+    let function = def.map_or("<module>".to_string(), |d| d.function.qualified.clone());
     let what = if found.len() == 1 {
         format!("the statement `{}` deleted", quote(src.text_of(first)))
     } else {
@@ -96,7 +95,7 @@ fn delete_statements(src: &Source<'_>, lines: [u32; 2], fns: &[Def<'_>]) -> Opti
     };
     Some(Mutation {
         operator: Operator::DropSideEffect,
-        site,
+        site: slug(&function),
         description,
         function,
         lines: edits_lines(src, &edits),

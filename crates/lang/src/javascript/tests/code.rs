@@ -210,8 +210,8 @@ fn drop_side_effect_deletes_calls_and_writes_to_other_objects() {
     );
     let ms = sites(src, Operator::DropSideEffect);
     assert_eq!(ms[0].function, "Cache.put");
-    assert_eq!(ms[0].site, "put");
-    assert_eq!(ms[1].site, "put-2");
+    assert_eq!(ms[0].site, "cache-put");
+    assert_eq!(ms[1].site, "cache-put-2");
     assert_eq!(ms[0].lines, [5, 5]);
     assert_eq!(
         ms[0].description,

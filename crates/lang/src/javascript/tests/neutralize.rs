@@ -75,7 +75,10 @@ fn statements_inside_the_lines_are_deleted_outermost_first() {
     assert_eq!(text, SRC.replace("      out[line] = true;", "      {}"));
     let (m, text) = neutralized([11, 11]).expect("a statement is covered");
     assert_eq!(text, SRC.replace("const LIMIT = 3;\n", ""));
-    assert_eq!((m.site.as_str(), m.function.as_str()), ("module", ""));
+    assert_eq!(
+        (m.site.as_str(), m.function.as_str()),
+        ("module", "<module>")
+    );
 }
 
 #[test]
@@ -83,4 +86,23 @@ fn lines_with_no_whole_statement_neutralize_nothing() {
     assert_eq!(neutralized([5, 6]), None);
     assert_eq!(neutralized([1, 1]), None);
     assert_eq!(neutralized([40, 41]), None);
+}
+
+#[test]
+fn a_methods_site_is_its_qualified_name_slugged() {
+    let src = "class Store {\n  save(row) {\n    this.rows.push(row);\n    return row;\n  }\n}\n";
+    let m = crate::neutralize(Lang::JavaScript, src, [2, 5])
+        .expect("parses")
+        .expect("a method is covered");
+    assert_eq!(
+        (m.site.as_str(), m.function.as_str()),
+        ("store-save", "Store.save")
+    );
+    let m = crate::neutralize(Lang::JavaScript, src, [3, 3])
+        .expect("parses")
+        .expect("a statement is covered");
+    assert_eq!(
+        (m.site.as_str(), m.function.as_str()),
+        ("store-save", "Store.save")
+    );
 }
