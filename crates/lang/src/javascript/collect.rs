@@ -6,7 +6,9 @@ use std::ops::Range;
 
 use tree_sitter::Node;
 
-use super::nodes::{arguments, body_range, is_function_value, kids, literal_string, statements};
+use super::nodes::{
+    arguments, body_range, descendants, is_function_value, kids, literal_string, statements,
+};
 use crate::syntax::{Source, Test, TestStatus};
 
 /// A collected test and the nodes the test operators edit.
@@ -21,6 +23,8 @@ pub(super) struct TestSite<'t> {
     pub options: Option<Node<'t>>,
     /// The callback's body (a block or an arrow function's expression), when it is inline.
     pub body: Option<Node<'t>>,
+    /// A subtest (`t.test(..)`): marked by options, as the test context has no `.skip`.
+    pub subtest: bool,
     /// What `tests` reports of it.
     pub test: Test,
 }
@@ -73,7 +77,7 @@ fn visit<'t>(src: &Source<'_>, node: Node<'t>, ctx: &Context, out: &mut Collecte
         if let Some((kind, modifier)) = classify(src, node) {
             out.regions.push(node.byte_range());
             match kind {
-                Kind::Test => collect_test(src, node, modifier, ctx, out),
+                Kind::Test => collect_test(src, node, modifier, false, ctx, out),
                 Kind::Suite => collect_suite(src, node, modifier, ctx, out),
                 Kind::Hook => {}
             }
@@ -194,13 +198,7 @@ fn own_marks(
 /// A callback whose first statement is `t.skip(..)` or `t.todo(..)` (`t` its first parameter):
 /// the method and the call as written.
 fn context_call<'a>(src: &Source<'a>, callback: Node<'_>) -> Option<(&'a str, String)> {
-    let param = match callback.child_by_field_name("parameter") {
-        Some(p) => p,
-        None => *kids(callback.child_by_field_name("parameters")?).first()?,
-    };
-    if param.kind() != "identifier" {
-        return None;
-    }
+    let param = context_param(callback)?;
     let body = callback.child_by_field_name("body")?;
     if body.kind() != "statement_block" {
         return None;
@@ -216,10 +214,14 @@ fn context_call<'a>(src: &Source<'a>, callback: Node<'_>) -> Option<(&'a str, St
         .then(|| (method, src.text_of(call).to_string()))
 }
 
+/// A test call (`subtest`: a `t.test(..)` inside another test). A test with subtests is not a
+/// test itself (`node --test` reports its subtests, `parent > sub`): its subtests are collected
+/// in its place, with its marks.
 fn collect_test<'t>(
     src: &Source<'_>,
     call: Node<'t>,
     modifier: Option<&str>,
+    subtest: bool,
     ctx: &Context,
     out: &mut Collected<'t>,
 ) {
@@ -228,13 +230,25 @@ fn collect_test<'t>(
         return;
     };
     let (skip, todo) = own_marks(src, call, modifier, &parts);
-    let status = match (skip.or(ctx.skip.clone()), todo.or(ctx.todo.clone())) {
+    let (skip, todo) = (skip.or(ctx.skip.clone()), todo.or(ctx.todo.clone()));
+    let mut titles = ctx.titles.clone();
+    titles.push(title);
+    let subtests = parts
+        .callback
+        .map(|f| subtest_calls(src, f))
+        .unwrap_or_default();
+    if !subtests.is_empty() {
+        let inner = Context { titles, skip, todo };
+        for sub in subtests {
+            collect_test(src, sub, None, true, &inner, out);
+        }
+        return;
+    }
+    let status = match (skip, todo) {
         (Some(mark), _) => TestStatus::Skipped(mark),
         (None, Some(mark)) => TestStatus::ExpectedFailure(mark),
         (None, None) => TestStatus::Live,
     };
-    let mut name = ctx.titles.clone();
-    name.push(title);
     let stmt = call
         .parent()
         .map(|p| {
@@ -257,13 +271,59 @@ fn collect_test<'t>(
         title: parts.title,
         options: parts.options,
         body,
+        subtest,
         test: Test {
-            name: name.join(" > "),
+            name: titles.join(" > "),
             lines: src.lines_of(stmt),
             body: body_bytes,
             status,
         },
     });
+}
+
+/// The callback's first parameter, when it is a plain name (`t`).
+fn context_param(callback: Node<'_>) -> Option<Node<'_>> {
+    let param = match callback.child_by_field_name("parameter") {
+        Some(p) => p,
+        None => *kids(callback.child_by_field_name("parameters")?).first()?,
+    };
+    (param.kind() == "identifier").then_some(param)
+}
+
+/// The outermost `t.test(..)` calls in a test's callback (`t` its first parameter), wherever
+/// they are (awaited, in a loop, in a helper closure).
+fn subtest_calls<'t>(src: &Source<'_>, callback: Node<'t>) -> Vec<Node<'t>> {
+    let (Some(param), Some(body)) = (
+        context_param(callback),
+        callback.child_by_field_name("body"),
+    ) else {
+        return Vec::new();
+    };
+    let context = src.text_of(param);
+    let calls: Vec<Node<'t>> = descendants(body)
+        .into_iter()
+        .filter(|n| n.kind() == "call_expression")
+        .filter(|n| {
+            let callee = n
+                .child_by_field_name("function")
+                .filter(|f| f.kind() == "member_expression");
+            let part = |field: &str| {
+                callee
+                    .and_then(|f| f.child_by_field_name(field))
+                    .map(|x| src.text_of(x))
+            };
+            part("object") == Some(context) && part("property") == Some("test")
+        })
+        .collect();
+    calls
+        .iter()
+        .filter(|c| {
+            !calls.iter().any(|o| {
+                o != *c && o.start_byte() <= c.start_byte() && c.end_byte() <= o.end_byte()
+            })
+        })
+        .copied()
+        .collect()
 }
 
 fn collect_suite<'t>(

@@ -3,7 +3,7 @@
 
 use super::asserts::{is_negative, Assertion, Library};
 use super::collect::{Collected, TestSite};
-use super::nodes::{alone_on_lines, descendants, edits_lines, name_hash, quote, removal};
+use super::nodes::{alone_on_lines, descendants, edits_lines, kids, name_hash, quote, removal};
 use crate::edit::Edit;
 use crate::operator::{Mutation, Operator};
 use crate::syntax::{Source, TestStatus};
@@ -56,7 +56,7 @@ fn per_test(
             .filter_map(|a| trivial(src, lib, a))
             .collect(),
         Operator::SkipTest => vec![skip(src, site)],
-        Operator::ExpectFailure => vec![mark(src, site, "todo")],
+        Operator::ExpectFailure => vec![todo(src, site)],
         Operator::CommentOutTest => comment_out(src, site).into_iter().collect(),
         Operator::DropNegativeAssertions => drop_negatives(src, &asserts).into_iter().collect(),
         Operator::EmptyTestBody => empty_body(site).into_iter().collect(),
@@ -91,15 +91,37 @@ fn trivial(src: &Source<'_>, lib: &Library, a: &Assertion<'_>) -> Option<(String
 }
 
 /// `test(` -> `test.skip(`, or `{ skip: 'flaky' }` options added (by the name's hash; always
-/// `.skip` when the test has options already); `test.only(` -> `test.skip(`.
+/// `.skip` when the test has options already); `test.only(` -> `test.skip(`; a subtest gets the
+/// option.
 fn skip(src: &Source<'_>, site: &TestSite<'_>) -> (String, Vec<Edit>) {
     let plain = site.callee.kind() == "identifier";
-    if plain && site.options.is_none() && name_hash(&site.test.name) % 2 == 1 {
-        let options = "{ skip: 'flaky' }";
-        let edit = Edit::insert(site.title.end_byte(), format!(", {options}"));
-        return (format!("marked skipped (`{options}`)"), vec![edit]);
+    if site.subtest || (plain && site.options.is_none() && name_hash(&site.test.name) % 2 == 1) {
+        return with_option(site, "skip: 'flaky'", "marked skipped");
     }
     mark(src, site, "skip")
+}
+
+/// `test(` -> `test.todo(`, `test.only(` -> `test.todo(`; a subtest gets `{ todo: true }`.
+fn todo(src: &Source<'_>, site: &TestSite<'_>) -> (String, Vec<Edit>) {
+    if site.subtest {
+        return with_option(site, "todo: true", TODO);
+    }
+    mark(src, site, "todo")
+}
+
+const TODO: &str = "marked to-do: its failure no longer fails the suite";
+
+/// Option `pair` added: after the options' last member (so that it wins over an earlier one),
+/// or in new options after the title.
+fn with_option(site: &TestSite<'_>, pair: &str, what: &str) -> (String, Vec<Edit>) {
+    let edit = match site.options {
+        Some(options) => match kids(options).last() {
+            Some(last) => Edit::insert(last.end_byte(), format!(", {pair}")),
+            None => Edit::insert(options.start_byte() + 1, format!(" {pair} ")),
+        },
+        None => Edit::insert(site.title.end_byte(), format!(", {{ {pair} }}")),
+    };
+    (format!("{what} (`{pair}`)"), vec![edit])
 }
 
 /// The test's callee given modifier `modifier` (`skip`, `todo`).
@@ -122,7 +144,7 @@ fn mark(src: &Source<'_>, site: &TestSite<'_>, modifier: &str) -> (String, Vec<E
         ),
     };
     let what = if modifier == "todo" {
-        "marked to-do: its failure no longer fails the suite"
+        TODO
     } else {
         "marked skipped"
     };

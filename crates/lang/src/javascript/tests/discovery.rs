@@ -159,7 +159,65 @@ fn require_and_default_imports_name_the_same_calls() {
         .into_iter()
         .map(|t| t.name)
         .collect();
-    assert_eq!(names, ["b"]);
+    // A test with subtests is reported as its subtests.
+    assert_eq!(names, ["b > sub"]);
+}
+
+#[test]
+fn subtests_replace_their_parent() {
+    let src = r#"test('parent', async (t) => {
+  await t.test('first', () => {
+    assert.ok(1);
+  });
+  await t.test('second', async (t) => {
+    await t.test('deep', () => {});
+  });
+  await t.test('third', { timeout: 9 }, () => {});
+  for (const c of cases) await t.test(c.name, () => {});
+});
+test.skip('off', async (t) => {
+  await t.test('never', () => {});
+});
+test('plain', (t) => {
+  assert.ok(t);
+});
+"#;
+    let tests = crate::tests(Lang::JavaScript, src).expect("parses");
+    let got: Vec<(&str, TestStatus)> = tests
+        .iter()
+        .map(|t| (t.name.as_str(), t.status.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("parent > first", TestStatus::Live),
+            ("parent > second > deep", TestStatus::Live),
+            ("parent > third", TestStatus::Live),
+            ("off > never", TestStatus::Skipped("test.skip".into())),
+            ("plain", TestStatus::Live),
+        ]
+    );
+    assert_eq!(tests[0].lines, [2, 4]);
+    assert_eq!(&src[tests[0].body.clone()], "assert.ok(1);");
+    let skipped = super::mutated(src, crate::Operator::SkipTest);
+    assert_eq!(
+        skipped[..3],
+        [
+            src.replace("t.test('first',", "t.test('first', { skip: 'flaky' },"),
+            src.replace("t.test('deep',", "t.test('deep', { skip: 'flaky' },"),
+            src.replace("{ timeout: 9 }", "{ timeout: 9, skip: 'flaky' }"),
+        ]
+    );
+    let todo = super::mutated(src, crate::Operator::ExpectFailure);
+    assert_eq!(
+        todo[0],
+        src.replace("t.test('first',", "t.test('first', { todo: true },")
+    );
+    let after = crate::tests(Lang::JavaScript, &todo[0]).expect("parses");
+    assert_eq!(
+        after[0].status,
+        TestStatus::ExpectedFailure("todo: true".into())
+    );
 }
 
 #[test]
