@@ -113,6 +113,11 @@ pub fn build(
     for path in &planted.delete {
         hasher.update(path.as_bytes());
     }
+    // Hashed only when not the default, as a fixture file leaves them out: a ledger mutant's hash
+    // is what it was before tiers.
+    if !planted.tier.is_ledger() || planted.signal.is_some() {
+        hasher.update(format!("tier {:?} signal {:?}", planted.tier, planted.signal).as_bytes());
+    }
     let content_hash = gatebench_gittree::hex(&hasher.finalize());
     Ok(Fixture {
         id,
@@ -130,6 +135,9 @@ pub fn build(
             findings: Vec::new(),
             rounds: Some(planted.rounds.unwrap_or(ExpectedRounds::After(2))),
         },
+        tier: planted.tier,
+        signal: planted.signal,
+        suite: None,
         content_hash,
     })
 }
