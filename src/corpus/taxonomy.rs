@@ -143,9 +143,101 @@ impl Kind {
     }
 }
 
+/// The tier of an omission: how deep a verifier must look to see it. The ids are stable, as the
+/// kinds' are.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    EnumIter,
+    EnumString,
+    IntoStaticStr,
+)]
+#[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
+pub enum Tier {
+    /// Records that do not add up (receipts, refs, hashes, states): reading the ledger and the
+    /// repository finds it. Every fixture is `ledger` unless it says otherwise.
+    #[default]
+    Ledger,
+    /// The code does not do what it claims (a stub, a dropped guard, a hollowed test): only
+    /// running the code reveals it.
+    Semantic,
+}
+
+impl Tier {
+    /// The stable id, as fixtures and results write it.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    /// Whether it is the default tier (`ledger`): a fixture file leaves it out.
+    pub fn is_ledger(&self) -> bool {
+        *self == Tier::Ledger
+    }
+}
+
+/// How a semantic omission shows when the golden's own test suite runs on it.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    EnumIter,
+    EnumString,
+    IntoStaticStr,
+)]
+#[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
+pub enum Signal {
+    /// The golden's own test suite fails on it: a gate that re-runs the tests catches it.
+    Loud,
+    /// The golden's own test suite stays green on it.
+    Silent,
+}
+
+impl Signal {
+    /// The stable id, as fixtures and results write it.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tiers_and_signals_have_lowercase_ids_that_round_trip() {
+        for (tier, id) in [(Tier::Ledger, "ledger"), (Tier::Semantic, "semantic")] {
+            assert_eq!(tier.as_str(), id);
+            assert_eq!(serde_json::to_value(tier).unwrap(), id);
+            assert_eq!(id.parse::<Tier>().unwrap(), tier);
+        }
+        for (signal, id) in [(Signal::Loud, "loud"), (Signal::Silent, "silent")] {
+            assert_eq!(signal.as_str(), id);
+            assert_eq!(serde_json::to_value(signal).unwrap(), id);
+            assert_eq!(id.parse::<Signal>().unwrap(), signal);
+        }
+        assert_eq!(Tier::default(), Tier::Ledger);
+        assert!("Semantic".parse::<Tier>().is_err());
+    }
 
     #[test]
     fn every_kind_has_a_distinct_id_that_round_trips_through_serde() {

@@ -113,6 +113,11 @@ pub fn build(
     for path in &planted.delete {
         hasher.update(path.as_bytes());
     }
+    // Hashed only when not the default, as a fixture file leaves them out: a ledger mutant's hash
+    // is what it was before tiers.
+    if !planted.tier.is_ledger() || planted.signal.is_some() {
+        hasher.update(format!("tier {:?} signal {:?}", planted.tier, planted.signal).as_bytes());
+    }
     let content_hash = gatebench_gittree::hex(&hasher.finalize());
     Ok(Fixture {
         id,
@@ -130,6 +135,9 @@ pub fn build(
             findings: Vec::new(),
             rounds: Some(planted.rounds.unwrap_or(ExpectedRounds::After(2))),
         },
+        tier: planted.tier,
+        signal: planted.signal,
+        suite: None,
         content_hash,
     })
 }
@@ -168,6 +176,56 @@ fn layer_trees(states: &States) -> [git2::Oid; 3] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A mutant the builder is told is semantic carries its tier and signal, hashes apart from
+    /// the same change as a ledger mutant, and is written as a fixture that loads back with them.
+    #[test]
+    fn a_semantic_mutant_carries_its_tier_and_signal_into_its_fixture_file() {
+        use crate::corpus::taxonomy::{Signal, Tier};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let corpus = crate::corpus::load(&root.join("fixtures")).unwrap();
+        let golden = corpus.get("subscription-cancel").unwrap();
+        let op = &crate::mutate::generate::all()[0];
+        let code = "MAX_ATTEMPTS = 1\n";
+        let ledger = Planted::head("retries dropped")
+            .write("src/subscription/retry.py", code)
+            .at_path("src/subscription/retry.py");
+        let semantic = ledger.clone().semantic(Signal::Silent);
+        let (l, s) = (
+            build(golden, op, "site", &ledger).unwrap(),
+            build(golden, op, "site", &semantic).unwrap(),
+        );
+        assert_eq!((l.tier, l.signal), (Tier::Ledger, None));
+        assert_eq!((s.tier, s.signal), (Tier::Semantic, Some(Signal::Silent)));
+        assert_ne!(l.content_hash, s.content_hash);
+        let dir = tempfile::tempdir().unwrap();
+        let status = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(root.join("fixtures/subscription-cancel"))
+            .arg(dir.path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let folder = crate::mutate::write::write(dir.path(), golden, &s).unwrap();
+        let text = std::fs::read_to_string(folder.join("fixture.yaml")).unwrap();
+        assert!(
+            text.contains("\ntier: semantic\nsignal: silent\n"),
+            "{text}"
+        );
+        let loaded = crate::corpus::load(dir.path()).unwrap();
+        let again = loaded.get(&s.id).unwrap();
+        assert_eq!(
+            (again.tier, again.signal),
+            (Tier::Semantic, Some(Signal::Silent))
+        );
+        let elsewhere = dir.path().join("ledger");
+        let folder = crate::mutate::write::write(&elsewhere, golden, &l).unwrap();
+        let text = std::fs::read_to_string(folder.join("fixture.yaml")).unwrap();
+        assert!(
+            !text.contains("tier:") && !text.contains("signal:"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn an_id_splits_into_golden_operator_and_site() {

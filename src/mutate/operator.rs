@@ -2,7 +2,7 @@
 //! files, and the planted change (files written or deleted in one layer, with the locus) per site.
 
 use crate::corpus::model::fixture::{ExpectedRounds, LayerName, LocusEntry};
-use crate::corpus::taxonomy::Kind;
+use crate::corpus::taxonomy::{Kind, Signal, Tier};
 use crate::corpus::{Blob, Files};
 use crate::mutate::ledger::Ledger;
 
@@ -81,6 +81,10 @@ pub struct Planted {
     pub fixes: Option<Vec<Files>>,
     /// The round the loop converges in; `None`: round 2.
     pub rounds: Option<ExpectedRounds>,
+    /// The mutant's tier: `ledger` (the default) or `semantic` (a semantic generator's).
+    pub tier: Tier,
+    /// With `tier: semantic`: whether the golden's own test suite fails on the mutant.
+    pub signal: Option<Signal>,
 }
 
 impl Planted {
@@ -93,7 +97,17 @@ impl Planted {
             locus: Vec::new(),
             fixes: None,
             rounds: None,
+            tier: Tier::Ledger,
+            signal: None,
         }
+    }
+
+    /// A semantic mutant (`tier: semantic`) with its signal: whether the golden's own test suite
+    /// fails on it (`loud`) or stays green (`silent`).
+    pub fn semantic(mut self, signal: Signal) -> Planted {
+        self.tier = Tier::Semantic;
+        self.signal = Some(signal);
+        self
     }
 
     pub fn head(description: impl Into<String>) -> Planted {

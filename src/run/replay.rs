@@ -137,6 +137,8 @@ impl Rescorer {
         }
         trial.category = fixture.category.clone();
         trial.golden = fixture.is_golden();
+        trial.tier = fixture.tier;
+        trial.signal = fixture.signal;
         trial.cached = false;
         let modified_was_error = trial
             .reason

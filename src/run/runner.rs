@@ -240,6 +240,8 @@ fn run_or_reuse(
         // taken from the fixture as it is now.
         record.category = fixture.category.clone();
         record.golden = fixture.is_golden();
+        record.tier = fixture.tier;
+        record.signal = fixture.signal;
         record.kept_at = None;
         trial_score::score(fixture, cfg.scoring, &mut record);
         apply_on_modified(&mut record, cfg.on_modified);

@@ -8,13 +8,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::scenario::Thresholds;
-use crate::corpus::taxonomy::Kind;
+use crate::corpus::taxonomy::{Kind, Signal, Tier};
 use crate::exit_code;
 use crate::score::cost::CostTotal;
 use crate::score::outcome::{ConvergenceStatus, Outcome};
 use crate::score::rate::Rate;
 use crate::score::record::TrialRecord;
-use crate::score::trials::{FixtureTrials, PerFixture, RepeatMetrics, RepeatSums};
+use crate::score::trials::{FixtureTrials, PerFixture, Planted, RepeatMetrics, RepeatSums};
 
 /// Counts and rates over a set of trials.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -251,6 +251,14 @@ pub struct MetricsReport {
     /// Omission trials by the taxonomy kind planted (goldens have none).
     #[serde(default)]
     pub per_kind: BTreeMap<String, Metrics>,
+    /// Omission trials by their fixture's tier (`ledger`, `semantic`). Goldens belong to no
+    /// tier: their false alarms are counted once, overall and in their category.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub per_tier: BTreeMap<String, Metrics>,
+    /// Semantic omission trials by their signal (`loud`: the golden's own test suite fails on
+    /// the fixture; `silent`: it stays green).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub per_signal: BTreeMap<String, Metrics>,
     /// Runs with generated mutants: the mutation score (docs/MUTATION.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mutation: Option<crate::score::mutation::MutationScore>,
@@ -270,60 +278,124 @@ impl MetricsReport {
         trials: impl IntoIterator<Item = T>,
         keep: bool,
     ) -> (MetricsReport, Vec<FixtureTrials>) {
-        let mut overall = Tally::default();
-        let mut per_category: BTreeMap<String, Tally> = BTreeMap::new();
-        let mut per_kind: BTreeMap<Kind, Tally> = BTreeMap::new();
+        let (mut overall, mut groups) = (Tally::default(), Groups::default());
         let mut fixtures = PerFixture::default();
         let mut kept = Vec::new();
         let mut mutation = crate::score::mutation::Tally::default();
-        // A fixture whose trials were all added: counted overall, in its category and its kind.
-        let mut close = |(f, kind): (FixtureTrials, Option<Kind>),
-                         overall: &mut Tally,
-                         per_category: &mut BTreeMap<String, Tally>,
-                         per_kind: &mut BTreeMap<Kind, Tally>| {
-            overall.fixture(&f);
-            if let Some(tally) = per_category.get_mut(&f.category) {
-                tally.fixture(&f);
-            }
-            if let Some(tally) = kind.and_then(|k| per_kind.get_mut(&k)) {
-                tally.fixture(&f);
-            }
-            if keep {
-                kept.push(f);
-            }
-        };
+        // A fixture whose trials were all added: counted overall and in each of its groups.
+        let mut close =
+            |(f, planted): (FixtureTrials, Planted), overall: &mut Tally, groups: &mut Groups| {
+                overall.fixture(&f);
+                groups.fixture(&f, planted);
+                if keep {
+                    kept.push(f);
+                }
+            };
         for t in trials {
             let t = t.borrow();
             if let Some(closed) = fixtures.add(t) {
-                close(closed, &mut overall, &mut per_category, &mut per_kind);
+                close(closed, &mut overall, &mut groups);
             }
             overall.add(t);
-            match per_category.get_mut(&t.category) {
-                Some(tally) => tally.add(t),
-                None => per_category.entry(t.category.clone()).or_default().add(t),
-            }
-            if let Some(kind) = t.kind {
-                per_kind.entry(kind).or_default().add(t);
-            }
+            groups.add(t);
             mutation.add(t);
         }
         if let Some(closed) = fixtures.close() {
-            close(closed, &mut overall, &mut per_category, &mut per_kind);
+            close(closed, &mut overall, &mut groups);
         }
+        let finish = |groups: BTreeMap<&'static str, Tally>| {
+            groups
+                .into_iter()
+                .map(|(name, tally)| (name.to_owned(), tally.finish()))
+                .collect()
+        };
         let report = MetricsReport {
             overall: overall.finish(),
-            per_category: per_category
+            per_category: groups
+                .per_category
                 .into_iter()
                 .map(|(category, tally)| (category, tally.finish()))
                 .collect(),
-            per_kind: per_kind
-                .into_iter()
-                .map(|(kind, tally)| (kind.as_str().to_owned(), tally.finish()))
-                .collect(),
+            per_kind: finish(groups.per_kind),
+            per_tier: finish(groups.per_tier),
+            per_signal: finish(groups.per_signal),
             mutation: mutation.finish(),
         };
         (report, kept)
     }
+}
+
+/// The groups a run's trials are counted in beside the whole run, one trial at a time: every
+/// trial in its category; an omission trial in its kind, its tier, and (semantic ones) its
+/// signal. Groups are keyed by the stable ids their tables show.
+#[derive(Debug, Default)]
+struct Groups {
+    per_category: BTreeMap<String, Tally>,
+    per_kind: BTreeMap<&'static str, Tally>,
+    per_tier: BTreeMap<&'static str, Tally>,
+    per_signal: BTreeMap<&'static str, Tally>,
+}
+
+impl Groups {
+    /// The keys of the groups other than its category `planted` puts a trial or fixture in.
+    fn keys(golden: bool, planted: Planted) -> [(Option<&'static str>, Group); 3] {
+        let omission = !golden;
+        [
+            (planted.kind.map(Kind::as_str), Group::Kind),
+            (omission.then(|| planted.tier.as_str()), Group::Tier),
+            (
+                planted
+                    .signal
+                    .filter(|_| omission && planted.tier == Tier::Semantic)
+                    .map(Signal::as_str),
+                Group::Signal,
+            ),
+        ]
+    }
+
+    fn group(&mut self, group: Group) -> &mut BTreeMap<&'static str, Tally> {
+        match group {
+            Group::Kind => &mut self.per_kind,
+            Group::Tier => &mut self.per_tier,
+            Group::Signal => &mut self.per_signal,
+        }
+    }
+
+    fn add(&mut self, t: &TrialRecord) {
+        match self.per_category.get_mut(&t.category) {
+            Some(tally) => tally.add(t),
+            None => self
+                .per_category
+                .entry(t.category.clone())
+                .or_default()
+                .add(t),
+        }
+        for (key, group) in Self::keys(t.golden, Planted::of(t)) {
+            if let Some(key) = key {
+                self.group(group).entry(key).or_default().add(t);
+            }
+        }
+    }
+
+    /// A fixture whose trials were all added.
+    fn fixture(&mut self, f: &FixtureTrials, planted: Planted) {
+        if let Some(tally) = self.per_category.get_mut(&f.category) {
+            tally.fixture(f);
+        }
+        for (key, group) in Self::keys(f.golden, planted) {
+            if let Some(tally) = key.and_then(|key| self.group(group).get_mut(key)) {
+                tally.fixture(f);
+            }
+        }
+    }
+}
+
+/// The groups of [`Groups`] other than the category.
+#[derive(Debug, Clone, Copy)]
+enum Group {
+    Kind,
+    Tier,
+    Signal,
 }
 
 /// One threshold judged.
@@ -507,114 +579,4 @@ pub fn exit_code_of(results: &[ThresholdResult]) -> i32 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fixtures_and_pass_hat_k_are_counted_per_category_and_kind_one_fixture_at_a_time() {
-        let trial = |id: &str, category: &str, kind: Option<Kind>, n: u32, outcome: Outcome| {
-            let mut t = TrialRecord::named(id, category, kind.is_none(), n);
-            t.kind = kind;
-            t.outcome = outcome;
-            t
-        };
-        let (absent, stale) = (Some(Kind::ReviewMissing), Some(Kind::EvidenceMissing));
-        // In fixture order: `a` flaky (x, absent), `b` good twice (y, stale), `c` a golden (x)
-        // that passed twice, `d` missed twice (y, absent).
-        let trials = vec![
-            trial("a", "x", absent, 0, Outcome::Detected),
-            trial("a", "x", absent, 1, Outcome::FalsePass),
-            trial("b", "y", stale, 0, Outcome::Detected),
-            trial("b", "y", stale, 1, Outcome::Detected),
-            trial("c", "x", None, 0, Outcome::Passed),
-            trial("c", "x", None, 1, Outcome::Passed),
-            trial("d", "y", absent, 0, Outcome::FalsePass),
-            trial("d", "y", absent, 1, Outcome::FalsePass),
-        ];
-        let (report, kept) = MetricsReport::with_fixtures(&trials, true);
-        let ids: Vec<&str> = kept.iter().map(|f| f.fixture.as_str()).collect();
-        assert_eq!(ids, ["a", "b", "c", "d"]);
-        let pass_hat_k = |m: &Metrics| {
-            let r = m.repeat.as_ref().unwrap().pass_hat_k;
-            (m.fixtures, r.numerator, r.denominator)
-        };
-        // Good in every trial: b and c of four; c of x's two; b of y's two; neither absent one.
-        assert_eq!(pass_hat_k(&report.overall), (4, 2, 4));
-        assert_eq!(pass_hat_k(&report.per_category["x"]), (2, 1, 2));
-        assert_eq!(pass_hat_k(&report.per_category["y"]), (2, 1, 2));
-        assert_eq!(pass_hat_k(&report.per_kind["review-missing"]), (2, 0, 2));
-        assert_eq!(pass_hat_k(&report.per_kind["evidence-missing"]), (1, 1, 1));
-        assert_eq!(
-            report.overall.repeat.as_ref().unwrap().flaky_fixtures,
-            ["a"]
-        );
-        // Without `keep`, the same figures and no summaries.
-        let (same, none) = MetricsReport::with_fixtures(&trials, false);
-        assert_eq!((same, none.len()), (report, 0));
-    }
-
-    #[test]
-    fn a_failed_golden_outranks_a_false_pass_in_the_exit_code() {
-        let m = Metrics {
-            outcomes: [
-                (Outcome::FalsePass, 1),
-                (Outcome::FalseAlarm, 1),
-                (Outcome::Detected, 1),
-                (Outcome::Passed, 1),
-            ]
-            .into(),
-            false_pass_rate: Some(Rate::new(1, 2)),
-            recall: Some(Rate::new(1, 2)),
-            ..Metrics::default()
-        };
-        let judged = judge(&m, &Thresholds::default());
-        assert_eq!(judged.iter().filter(|t| !t.met).count(), 3);
-        assert_eq!(exit_code_of(&judged), exit_code::GOLDEN_FAILED);
-    }
-
-    #[test]
-    fn a_category_below_its_recall_bar_is_named_and_others_are_judged_by_the_wildcard() {
-        let metrics = |detected, missed| Metrics {
-            recall: Some(Rate::new(detected, detected + missed)),
-            ..Metrics::default()
-        };
-        let report = MetricsReport {
-            overall: Metrics::default(),
-            per_category: [
-                ("evidence".to_owned(), metrics(3, 1)),
-                ("review".to_owned(), metrics(4, 0)),
-                ("golden".to_owned(), Metrics::default()),
-            ]
-            .into(),
-            per_kind: BTreeMap::new(),
-            mutation: None,
-        };
-        let thresholds = Thresholds {
-            min_category_recall: [("*".to_owned(), 0.9), ("review".to_owned(), 1.0)].into(),
-            ..Thresholds::default()
-        };
-        let judged = judge_categories(&report, &thresholds);
-        let names: Vec<(&str, bool)> = judged.iter().map(|t| (t.name.as_str(), t.met)).collect();
-        assert_eq!(
-            names,
-            [("recall of evidence", false), ("recall of review", true)]
-        );
-        assert_eq!(judged[0].figure, "0.750 (3/4)");
-        assert_eq!(judged[0].bar, ">= 0.900");
-        assert_eq!(exit_code_of(&judged), exit_code::THRESHOLDS);
-    }
-
-    #[test]
-    fn a_false_pass_breaks_the_default_thresholds() {
-        let m = Metrics {
-            outcomes: [(Outcome::FalsePass, 1), (Outcome::Detected, 9)].into(),
-            false_pass_rate: Some(Rate::new(1, 10)),
-            recall: Some(Rate::new(9, 10)),
-            ..Metrics::default()
-        };
-        assert_eq!(
-            exit_code_of(&judge(&m, &Thresholds::default())),
-            exit_code::THRESHOLDS
-        );
-    }
-}
+mod tests;

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::corpus::taxonomy::Kind;
+use crate::corpus::taxonomy::{Kind, Signal, Tier};
 use crate::corpus::Fixture;
 use crate::score::cost::CostTotal;
 use crate::score::locus::GroundTruthScore;
@@ -23,6 +23,12 @@ pub struct TrialRecord {
     /// Omission fixtures: the taxonomy kind planted (docs/TAXONOMY.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<Kind>,
+    /// The fixture's tier (`ledger` for goldens, and in results written before tiers).
+    #[serde(default)]
+    pub tier: Tier,
+    /// With `tier: semantic`: whether the golden's own test suite fails on the fixture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<Signal>,
     /// 0-based.
     pub trial: u32,
     pub outcome: Outcome,
@@ -96,6 +102,8 @@ impl TrialRecord {
     pub fn new(fixture: &Fixture, trial: u32) -> Self {
         let mut record = Self::named(&fixture.id, &fixture.category, fixture.is_golden(), trial);
         record.kind = fixture.expect.kind;
+        record.tier = fixture.tier;
+        record.signal = fixture.signal;
         record
     }
 
@@ -106,6 +114,8 @@ impl TrialRecord {
             category: category.to_owned(),
             golden,
             kind: None,
+            tier: Tier::Ledger,
+            signal: None,
             trial,
             outcome: Outcome::Error,
             reason: "the trial did not run".into(),

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::corpus::taxonomy::Kind;
+use crate::corpus::taxonomy::{Kind, Signal, Tier};
 use crate::score::cost::CostTotal;
 use crate::score::rate::Rate;
 use crate::score::record::TrialRecord;
@@ -79,13 +79,34 @@ fn verdict_key(t: &TrialRecord) -> String {
 /// fixture needs none, and would otherwise hold one per fixture).
 #[derive(Debug, Default)]
 pub struct PerFixture {
-    open: Option<(FixtureTrials, Option<Kind>)>,
+    open: Option<(FixtureTrials, Planted)>,
+}
+
+/// What a fixture's trials say was planted in it, beside its category: the groups its metrics
+/// are counted in (`metrics.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Planted {
+    /// The taxonomy kind (goldens have none).
+    pub kind: Option<Kind>,
+    pub tier: Tier,
+    pub signal: Option<Signal>,
+}
+
+impl Planted {
+    /// What `t` says was planted.
+    pub fn of(t: &TrialRecord) -> Planted {
+        Planted {
+            kind: t.kind,
+            tier: t.tier,
+            signal: t.signal,
+        }
+    }
 }
 
 impl PerFixture {
-    /// Adds a trial; returns the fixture it closes (with the kind planted in it) when it is the
+    /// Adds a trial; returns the fixture it closes (with what was planted in it) when it is the
     /// first trial of the next fixture. Trials of one fixture must come together.
-    pub fn add(&mut self, t: &TrialRecord) -> Option<(FixtureTrials, Option<Kind>)> {
+    pub fn add(&mut self, t: &TrialRecord) -> Option<(FixtureTrials, Planted)> {
         let closed = match &self.open {
             Some((f, _)) if f.fixture == t.fixture => None,
             Some((f, _)) => {
@@ -107,7 +128,7 @@ impl PerFixture {
                 cost: CostTotal::default(),
                 duration_ms: 0,
             };
-            (f, t.kind)
+            (f, Planted::of(t))
         });
         f.trials += 1;
         f.good += u64::from(t.outcome.is_good());
@@ -124,7 +145,7 @@ impl PerFixture {
     }
 
     /// The last fixture, once every trial was added.
-    pub fn close(&mut self) -> Option<(FixtureTrials, Option<Kind>)> {
+    pub fn close(&mut self) -> Option<(FixtureTrials, Planted)> {
         self.open.take()
     }
 }

@@ -445,6 +445,54 @@ cases! {
         expect: ["fixtures/empty", "must hold a fixture.yaml"],
     }
 
+    // ---- Tiers, signals and a golden's test suite (docs/FIXTURES.md, "Tiers") ----
+
+    a_semantic_fixture_without_a_signal_is_rejected {
+        edits: [Append(O, "tier: semantic\n")],
+        cmd: Both,
+        expect: ["fixtures/o/fixture.yaml:12:7", "`tier: semantic` needs `signal: loud`"],
+    }
+    a_signal_on_a_ledger_fixture_is_rejected {
+        edits: [Append(O, "signal: loud\n")],
+        cmd: Both,
+        expect: ["fixtures/o/fixture.yaml:12:9", "`signal: loud` goes with `tier: semantic` only"],
+    }
+    a_signal_that_is_neither_loud_nor_silent_is_rejected {
+        edits: [Append(O, "tier: semantic\nsignal: quiet\n")],
+        cmd: Both,
+        expect: ["fixtures/o/fixture.yaml:13:9", "unknown variant `quiet`", "expected `loud` or `silent`"],
+    }
+    a_tier_that_does_not_exist_is_rejected {
+        edits: [Append(O, "tier: runtime\nsignal: loud\n")],
+        cmd: Both,
+        expect: ["fixtures/o/fixture.yaml:12:7", "unknown variant `runtime`"],
+    }
+    a_semantic_golden_is_rejected {
+        edits: [Append(G, "tier: semantic\nsignal: loud\n")],
+        cmd: Both,
+        expect: ["fixtures/g/fixture.yaml:9:7", "a golden plants nothing: it is `tier: ledger`"],
+    }
+    a_suite_on_an_omission_fixture_is_rejected {
+        edits: [Append(O, "suite:\n  command: python3 -m pytest\n")],
+        cmd: Both,
+        expect: ["fixtures/o/fixture.yaml:12:1", "`suite` belongs to the golden"],
+    }
+    a_suite_without_a_command_is_rejected {
+        edits: [Append(G, "suite:\n  command: \"  \"\n")],
+        cmd: Both,
+        expect: ["fixtures/g/fixture.yaml:10:3", "`suite.command` must name the command"],
+    }
+    a_suite_with_no_time_to_run_is_rejected {
+        edits: [Append(G, "suite:\n  command: python3 -m pytest\n  timeout_seconds: 0\n")],
+        cmd: Both,
+        expect: ["fixtures/g/fixture.yaml:11:20", "`suite.timeout_seconds` must be 1 or more"],
+    }
+    a_suite_with_an_unknown_key_is_rejected {
+        edits: [Append(G, "suite:\n  command: python3 -m pytest\n  shell: bash\n")],
+        cmd: Both,
+        expect: ["fixtures/g/fixture.yaml:11:3", "unknown field `shell`"],
+    }
+
     // ---- Fixtures cannot reach git's control files (final paths, after `.fixture` is removed) ----
 
     a_dotgit_planted_through_the_disarm_suffix_is_rejected {

@@ -30,4 +30,5 @@ mod run;
 mod schemas;
 mod shard;
 mod streaming_outputs;
+mod tiers;
 mod verification_loop;

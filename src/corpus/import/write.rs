@@ -129,6 +129,9 @@ fn fixture_file(opts: &ImportOptions, imported: &Imported) -> FixtureFile {
             rounds: None,
         },
         fixes: Vec::new(),
+        tier: Default::default(),
+        signal: None,
+        suite: None,
     }
 }
 

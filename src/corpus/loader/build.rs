@@ -111,6 +111,7 @@ pub(crate) fn build_omission(
         ("staged", f.staged.is_some()),
         ("unstaged", f.unstaged.is_some()),
         ("worktree", f.worktree),
+        ("suite", f.suite.is_some()),
     ] {
         if present {
             return Err(ctx.err(key, key, format!("`{key}` belongs to the golden; an omission fixture only plants (`plant`) into the golden it extends")));
@@ -214,7 +215,16 @@ fn finish(
     let fixes = compose::fixes(ctx, &states, &f.fixes)?;
     let content_hash = {
         let mut hasher = ctx.hasher.borrow_mut();
-        hasher.update(serde_json::to_vec(f).unwrap_or_default());
+        // A golden's `suite` says how its tests run, not what it materializes or how a trial is
+        // scored: left out, so that declaring one changes no fixture's hash.
+        let hashed = match &f.suite {
+            None => serde_json::to_vec(f),
+            Some(_) => serde_json::to_vec(&FixtureFile {
+                suite: None,
+                ..f.clone()
+            }),
+        };
+        hasher.update(hashed.unwrap_or_default());
         let digest = std::mem::take(&mut *hasher).finalize();
         gatebench_gittree::hex(&digest)
     };
@@ -254,6 +264,9 @@ fn finish(
         worktree,
         layers,
         expect,
+        tier: f.tier,
+        signal: f.signal,
+        suite: f.suite.clone(),
         content_hash,
     };
     Ok(match (golden, build) {

@@ -13,6 +13,7 @@ use crate::corpus::model::corpus::{Expectation, Matcher};
 use crate::corpus::model::files::Files;
 use crate::corpus::model::fixture::{ExpectedRounds, FindingMatcher, FixtureFile, LocusEntry};
 use crate::corpus::model::paths::check_repo_path;
+use crate::corpus::taxonomy::Tier;
 use crate::error::Error;
 
 /// `pattern` compiled, once per distinct pattern in the process, and shared: a compiled regex
@@ -50,6 +51,7 @@ pub(crate) fn common_checks(ctx: &Ctx, f: &FixtureFile) -> Result<Expectation, E
             "`category` must name a category: not empty, not null (`~`)",
         ));
     }
+    check_tier(ctx, f)?;
     let mut findings = Vec::with_capacity(f.expect.findings.len());
     for m in &f.expect.findings {
         if *m == FindingMatcher::default() {
@@ -108,6 +110,53 @@ pub(crate) fn common_checks(ctx: &Ctx, f: &FixtureFile) -> Result<Expectation, E
         findings,
         rounds: f.expect.rounds,
     })
+}
+
+/// `signal` goes with `tier: semantic`, which needs it; a golden plants nothing, so it is
+/// `ledger`; a golden's `suite` names a command and a time limit of a second or more.
+fn check_tier(ctx: &Ctx, f: &FixtureFile) -> Result<(), Error> {
+    let golden = f.extends.is_none();
+    match (f.tier, f.signal) {
+        (Tier::Semantic, _) if golden => Err(ctx.err(
+            "tier",
+            "semantic",
+            "a golden plants nothing: it is `tier: ledger` (leave `tier` out)",
+        )),
+        (Tier::Semantic, None) => Err(ctx.err(
+            "tier",
+            "semantic",
+            "`tier: semantic` needs `signal: loud` (the golden's own test suite fails on the \
+             fixture) or `signal: silent` (it stays green)",
+        )),
+        (Tier::Ledger, Some(signal)) => Err(ctx.err(
+            "signal",
+            signal.as_str(),
+            format!(
+                "`signal: {}` goes with `tier: semantic` only: a ledger omission has no test-suite \
+                 signal",
+                signal.as_str()
+            ),
+        )),
+        _ => Ok(()),
+    }?;
+    let Some(suite) = &f.suite else {
+        return Ok(());
+    };
+    if suite.command.trim().is_empty() {
+        return Err(ctx.err(
+            "command",
+            "command",
+            "`suite.command` must name the command that runs the golden's test suite",
+        ));
+    }
+    if suite.timeout_seconds == 0 {
+        return Err(ctx.err(
+            "timeout_seconds",
+            "0",
+            "`suite.timeout_seconds` must be 1 or more",
+        ));
+    }
+    Ok(())
 }
 
 /// One locus entry names exactly one place; lines go with a path and read `[START, END]`.

@@ -8,10 +8,10 @@ use std::sync::Arc;
 use regex::Regex;
 
 use crate::corpus::loader::compose::Composed;
-use crate::corpus::model::fixture::{ExpectedRounds, FindingMatcher, LocusEntry};
+use crate::corpus::model::fixture::{ExpectedRounds, FindingMatcher, LocusEntry, Suite};
 use crate::corpus::model::recipe::Layers;
 use crate::corpus::model::slim::{unhex, Interner, Slim};
-use crate::corpus::taxonomy::Kind;
+use crate::corpus::taxonomy::{Kind, Signal, Tier};
 use crate::error::Error;
 use gatebench_report::Verdict;
 
@@ -32,7 +32,14 @@ pub struct Fixture {
     /// fixtures loaded from disk). Read them through [`Fixture::compose`].
     pub layers: Layers,
     pub expect: Expectation,
-    /// sha256 over everything that determines what is materialized and how it is scored.
+    /// The omission's tier (`ledger` for goldens and unless the fixture says otherwise).
+    pub tier: Tier,
+    /// With `tier: semantic`: whether the golden's own test suite fails on it (`loud`) or not.
+    pub signal: Option<Signal>,
+    /// Goldens: how their own test suite runs, when they say.
+    pub suite: Option<Suite>,
+    /// sha256 over everything that determines what is materialized and how it is scored (a
+    /// golden's `suite` left out).
     pub content_hash: String,
 }
 
@@ -113,6 +120,8 @@ impl Fixture {
             verdict: self.expect.verdict,
             kind: self.expect.kind,
             rounds: self.expect.rounds,
+            tier: self.tier,
+            signal: self.signal,
             worktree: self.worktree,
             content_hash,
             file: (!self.file.as_os_str().is_empty()).then(|| self.file.into_boxed_path()),
@@ -138,6 +147,9 @@ impl Fixture {
                 findings: Vec::new(),
                 rounds: s.rounds,
             },
+            tier: s.tier,
+            signal: s.signal,
+            suite: None,
             content_hash: gatebench_gittree::hex(&s.content_hash),
         }
     }

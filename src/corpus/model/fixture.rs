@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::corpus::taxonomy::Kind;
+use crate::corpus::taxonomy::{Kind, Signal, Tier};
 use crate::error::Error;
 
 use gatebench_report::Verdict;
@@ -47,6 +47,39 @@ pub struct FixtureFile {
     /// Scripted fixes, applied and committed after a round that did not pass.
     #[serde(default)]
     pub fixes: Vec<Fix>,
+    /// The omission's tier (default `ledger`): `semantic` for one that only running the code
+    /// reveals. Goldens are `ledger`.
+    #[serde(default, skip_serializing_if = "Tier::is_ledger")]
+    pub tier: Tier,
+    /// With `tier: semantic`, and only then (required): whether the golden's own test suite fails
+    /// on the fixture (`loud`) or stays green (`silent`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<Signal>,
+    /// Goldens only: how the golden's own test suite runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<Suite>,
+}
+
+/// How a golden's own test suite runs, in its materialized repository.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Suite {
+    /// The command, as one line split into words like a shell would (no shell runs it), e.g.
+    /// `python3 -m pytest -v`.
+    pub command: String,
+    /// The time it may take, in seconds (default 120).
+    #[serde(default = "Suite::default_timeout")]
+    #[schemars(range(min = 1))]
+    pub timeout_seconds: u64,
+}
+
+impl Suite {
+    /// The default time limit of a suite, in seconds.
+    pub const DEFAULT_TIMEOUT_SECONDS: u64 = 120;
+
+    fn default_timeout() -> u64 {
+        Self::DEFAULT_TIMEOUT_SECONDS
+    }
 }
 
 impl FixtureFile {

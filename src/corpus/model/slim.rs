@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use crate::corpus::model::fixture::ExpectedRounds;
 use crate::corpus::model::recipe::GoldenRef;
-use crate::corpus::taxonomy::Kind;
+use crate::corpus::taxonomy::{Kind, Signal, Tier};
 use gatebench_report::Verdict;
 
 /// An omission fixture of a corpus loaded slim: what a run needs of it before its trial.
@@ -27,6 +27,8 @@ pub struct Slim {
     pub verdict: Verdict,
     pub kind: Option<Kind>,
     pub rounds: Option<ExpectedRounds>,
+    pub tier: Tier,
+    pub signal: Option<Signal>,
     pub worktree: bool,
     /// sha256 of what it materializes, as checked at load (its `content_hash`, in bytes).
     pub content_hash: [u8; 32],
@@ -89,6 +91,14 @@ mod tests {
         assert!(!Arc::ptr_eq(&one, &interner.labels("d".into(), tags())));
         assert!(!Arc::ptr_eq(&one, &interner.labels("c".into(), vec![])));
         assert_eq!((one.category.as_str(), &one.tags[..]), ("c", &tags()[..]));
+    }
+
+    /// What the module's documentation says a slim fixture costs (its tier and signal fit in
+    /// what was padding).
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn a_slim_fixture_is_96_bytes() {
+        assert_eq!(std::mem::size_of::<Slim>(), 96);
     }
 
     #[test]

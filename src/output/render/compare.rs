@@ -7,10 +7,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use crate::output::render::table::{Cell, Table};
+use crate::output::render::tiers;
 use crate::output::store::results::RunResults;
 use crate::score::changes::{fixture_changes, ChangeKind, FixtureChange};
 use crate::score::cost::{CostTotal, Sum};
-use crate::score::metrics::{Metrics, HEADLINE_RATES};
+use crate::score::metrics::{Metrics, MetricsReport, HEADLINE_RATES};
 use crate::score::outcome::Outcome;
 use crate::score::rate::{difference_interval, Rate};
 
@@ -75,6 +76,9 @@ pub struct Comparison {
     pub per_category: Vec<(String, Vec<RateDelta>)>,
     /// Per taxonomy kind, only the rates that differ.
     pub per_kind: Vec<(String, Vec<RateDelta>)>,
+    /// When either run has a semantic fixture: recall and false-pass rate per tier, and of the
+    /// semantic tier per signal (`tiers::ROWS`), present in either run.
+    pub per_tier: Vec<(String, Vec<RateDelta>)>,
     pub counts: Vec<(String, u64, u64)>,
     pub convergence: (ConvergenceSummary, ConvergenceSummary),
     /// Cost of every round and fixer run (`cost.rs`); unknown where not reported.
@@ -196,6 +200,37 @@ fn differing(
         .collect()
 }
 
+/// Recall and false-pass rate of each tier row (`tiers::ROWS`) either run has, when either has
+/// a semantic fixture; nothing otherwise.
+fn tier_deltas(base: &MetricsReport, new: &MetricsReport) -> Vec<(String, Vec<RateDelta>)> {
+    if !tiers::has_semantic(&base.per_tier) && !tiers::has_semantic(&new.per_tier) {
+        return Vec::new();
+    }
+    tiers::ROWS
+        .iter()
+        .filter_map(|(label, source, key)| {
+            let get =
+                |m: &MetricsReport| source.pick(&m.per_tier, &m.per_signal).get(*key).cloned();
+            let (b, n) = (get(base), get(new));
+            if b.is_none() && n.is_none() {
+                return None;
+            }
+            let delta = |name: &str, pick: fn(&Metrics) -> Option<Rate>| RateDelta {
+                name: format!("{label}: {name}"),
+                base: b.as_ref().and_then(pick),
+                new: n.as_ref().and_then(pick),
+            };
+            Some((
+                (*label).to_owned(),
+                vec![
+                    delta("recall", |m| m.recall),
+                    delta("false-pass rate", |m| m.false_pass_rate),
+                ],
+            ))
+        })
+        .collect()
+}
+
 /// Compares `new` against `base`; the labels name them in the output (their paths).
 pub fn compare(
     base: &RunResults,
@@ -207,6 +242,7 @@ pub fn compare(
     let (bm, nm) = (&base.metrics, &new.metrics);
     let per_category = differing(&bm.per_category, &nm.per_category);
     let per_kind = differing(&bm.per_kind, &nm.per_kind);
+    let per_tier = tier_deltas(bm, nm);
     let (bo, no) = (&bm.overall, &nm.overall);
     Comparison {
         base_label: base_label.to_owned(),
@@ -218,6 +254,7 @@ pub fn compare(
         overall: rate_deltas(Some(bo), Some(no)),
         per_category,
         per_kind,
+        per_tier,
         counts: vec![
             ("fixtures".into(), bo.fixtures, no.fixtures),
             ("trials".into(), bo.trials, no.trials),
@@ -468,6 +505,13 @@ fn tables(c: &Comparison) -> Vec<(String, Table)> {
     }
     for (kind, deltas) in &c.per_kind {
         out.push((format!("Kind {kind}"), section(rate_rows(deltas))));
+    }
+    if !c.per_tier.is_empty() {
+        let deltas: Vec<RateDelta> = c.per_tier.iter().flat_map(|(_, d)| d.clone()).collect();
+        out.push((
+            "By tier (95% intervals)".to_owned(),
+            section(rate_rows(&deltas)),
+        ));
     }
     out.push(("Counts".to_owned(), section(count_rows(c))));
     out.push(("Convergence".to_owned(), section(convergence_rows(c))));

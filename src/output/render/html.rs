@@ -51,6 +51,8 @@ struct Context<'a> {
     /// The verifier-neutral tables (header row first), per category and per kind.
     ground_truth: Vec<Vec<Vec<String>>>,
     noise: String,
+    /// With a semantic fixture: the "By tier" table (header row first).
+    tiers: Option<Vec<Vec<String>>>,
     /// The trial logs were written beside the report (`trials/<case>/`): rows link to them.
     linked: bool,
     /// Runs with mutants: the mutation score, survivors first (`mutation_html.rs`).
@@ -390,6 +392,7 @@ fn context(results: &RunResults, linked: bool) -> Context<'_> {
             Vec::new()
         },
         noise: summary::noise_line(m),
+        tiers: crate::output::render::tiers::table(&results.metrics).map(|t| t.into_rows()),
         linked,
         mutation: crate::output::render::mutation_html::section(results),
     }

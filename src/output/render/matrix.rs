@@ -18,6 +18,7 @@ use crate::output::render::compare::{show_interval, show_rate};
 use crate::output::render::escape;
 use crate::output::render::junit;
 use crate::output::render::table::{Cell, Table};
+use crate::output::render::tiers;
 use crate::output::store::matrix::{
     Difference, Headline, MatrixResults, PairDifferences, PipelineSummary, RateDifference,
     PIPELINES,
@@ -110,13 +111,66 @@ fn counts_table(m: &MatrixResults) -> Table {
     table
 }
 
-/// Per group (category or kind): recall, false-pass and false-alarm rates side by side, and
-/// each pair's recall difference.
+/// Per group (category or kind): recall and false-alarm rate side by side, and each pair's
+/// recall difference.
 fn group_table(
     m: &MatrixResults,
     groups: impl Fn(&PipelineSummary) -> &BTreeMap<String, Headline>,
     pair_groups: impl Fn(&PairDifferences) -> &BTreeMap<String, Vec<RateDifference>>,
     title: &str,
+) -> Table {
+    let names: BTreeSet<&String> = m.pipelines.iter().flat_map(|p| groups(p).keys()).collect();
+    let rows: Vec<(&str, &str)> = names.iter().map(|g| (g.as_str(), g.as_str())).collect();
+    side_by_side(
+        m,
+        &rows,
+        |p, g| groups(p).get(g),
+        |pair, g| pair_groups(pair).get(g),
+        (title, ("false-alarm rate", |h| h.false_alarm_rate)),
+    )
+}
+
+/// Per tier, then the semantic tier per signal (`tiers::ROWS`), when some pipeline has a
+/// semantic fixture: recall and false-pass rate side by side, and each pair's recall difference.
+fn tier_table(m: &MatrixResults) -> Option<Table> {
+    if !m.pipelines.iter().any(|p| tiers::has_semantic(&p.per_tier)) {
+        return None;
+    }
+    let rows: Vec<(&str, &str)> = tiers::ROWS
+        .iter()
+        .filter(|(_, source, key)| {
+            m.pipelines
+                .iter()
+                .any(|p| source.pick(&p.per_tier, &p.per_signal).contains_key(*key))
+        })
+        .map(|(label, _, key)| (*label, *key))
+        .collect();
+    let source = |key: &str| {
+        tiers::ROWS
+            .iter()
+            .find(|(_, _, k)| *k == key)
+            .map_or(tiers::Source::Tier, |(_, s, _)| *s)
+    };
+    Some(side_by_side(
+        m,
+        &rows,
+        |p, key| source(key).pick(&p.per_tier, &p.per_signal).get(key),
+        |pair, key| source(key).pick(&pair.per_tier, &pair.per_signal).get(key),
+        ("tier", ("false-pass rate", |h| h.false_pass_rate)),
+    ))
+}
+
+/// A rate column of a group table: its name, and how to read it from a group's headline.
+type RateColumn<'a> = (&'a str, fn(&Headline) -> Option<Rate>);
+
+/// The rows (label, key) of a group side by side: each pipeline's recall, then each one's
+/// `second` rate (its name and how to read it), then each pair's recall difference.
+fn side_by_side<'m>(
+    m: &'m MatrixResults,
+    rows: &[(&str, &str)],
+    headline: impl Fn(&'m PipelineSummary, &str) -> Option<&'m Headline>,
+    differences: impl Fn(&'m PairDifferences, &str) -> Option<&'m Vec<RateDifference>>,
+    (title, (second, pick)): (&str, RateColumn),
 ) -> Table {
     let mut head = vec![Cell::others(title)];
     head.extend(
@@ -127,7 +181,7 @@ fn group_table(
     head.extend(
         m.pipelines
             .iter()
-            .map(|p| Cell::others(format!("{} false-alarm rate", p.name))),
+            .map(|p| Cell::others(format!("{} {second}", p.name))),
     );
     head.extend(
         m.pairs
@@ -135,20 +189,17 @@ fn group_table(
             .map(|p| Cell::others(format!("recall {} - {}", p.new, p.base))),
     );
     let mut table = Table::new(head);
-    let names: BTreeSet<&String> = m.pipelines.iter().flat_map(|p| groups(p).keys()).collect();
-    for g in names {
-        let mut row = vec![Cell::others(g.as_str())];
-        let cell = |p: &PipelineSummary, pick: &dyn Fn(&Headline) -> Option<Rate>| -> Cell {
-            groups(p)
-                .get(g)
+    for (label, key) in rows {
+        let mut row = vec![Cell::others(*label)];
+        let cell = |p: &'m PipelineSummary, pick: &dyn Fn(&Headline) -> Option<Rate>| -> Cell {
+            headline(p, key)
                 .map_or("-".to_owned(), |h| show_short(&pick(h)))
                 .into()
         };
         row.extend(m.pipelines.iter().map(|p| cell(p, &|h| h.recall)));
-        row.extend(m.pipelines.iter().map(|p| cell(p, &|h| h.false_alarm_rate)));
+        row.extend(m.pipelines.iter().map(|p| cell(p, &pick)));
         row.extend(m.pairs.iter().map(|pair| {
-            pair_groups(pair)
-                .get(g)
+            differences(pair, key)
                 .and_then(|ds| ds.iter().find(|d| d.rate == "recall"))
                 .map_or("n/a".to_owned(), |d| show_difference(&d.difference))
                 .into()
@@ -291,6 +342,10 @@ pub fn markdown(m: &MatrixResults) -> String {
             &group_table(m, |p| &p.per_kind, |p| &p.per_kind, "kind"),
         );
     }
+    if let Some(table) = tier_table(m) {
+        let _ = writeln!(out, "## By tier\n");
+        markdown_table(&mut out, &table);
+    }
     for pair in &m.pairs {
         let _ = writeln!(
             out,
@@ -423,6 +478,9 @@ pub fn html(m: &MatrixResults) -> Result<String> {
             "Per kind",
             group_table(m, |p| &p.per_kind, |p| &p.per_kind, "kind"),
         ));
+    }
+    if let Some(table) = tier_table(m) {
+        tables.push(titled("By tier", table));
     }
     let context = HtmlContext {
         scenario: &m.scenario,

@@ -13,3 +13,4 @@ pub mod mutation_summary;
 pub mod reported;
 pub mod summary;
 pub mod table;
+pub mod tiers;

@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use crate::corpus::scenario::PipelineKind;
 use crate::output::render::table::{Align, Cell, Table};
+use crate::output::render::tiers;
 use crate::output::store::results::RunResults;
 use crate::score::metrics::Metrics;
 use crate::score::outcome::{ConvergenceStatus, Outcome};
@@ -434,6 +435,9 @@ pub fn terminal(results: &RunResults) -> String {
     out.push('\n');
     out.push_str(&outcome_table(results).text(""));
     let _ = writeln!(out, "\n{}", headline(results));
+    if let Some(line) = tiers::terminal_line(&results.metrics) {
+        let _ = writeln!(out, "{line}");
+    }
     text_ground_truth(&mut out, results);
     text_convergence(&mut out, results);
     for line in run_lines(results) {
@@ -660,6 +664,7 @@ pub fn markdown(results: &RunResults) -> String {
     md_bad_trials(&mut out, results);
     let _ = writeln!(out, "## Per category\n");
     out.push_str(&outcome_table(results).markdown());
+    out.push_str(&tiers::markdown(&results.metrics).unwrap_or_default());
     md_ground_truth(&mut out, results);
     md_convergence(&mut out, results);
     md_run_lists(&mut out, results);

@@ -1,5 +1,5 @@
 //! A matrix run's record (`pipelines:`): `matrix.json` (source of `schemas/matrix.schema.json`),
-//! each pipeline's headline rates per category and kind, and each pair's differences with
+//! each pipeline's headline rates per category, kind, tier and signal, and each pair's differences with
 //! Newcombe 95% intervals and the fixtures they disagree on; built from the pipelines' results
 //! and read back. `render/matrix.rs` shows it.
 
@@ -64,6 +64,12 @@ pub struct PipelineSummary {
     pub per_category: BTreeMap<String, Headline>,
     /// Omission trials by the planted taxonomy kind.
     pub per_kind: BTreeMap<String, Headline>,
+    /// Omission trials by tier (`ledger`, `semantic`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub per_tier: BTreeMap<String, Headline>,
+    /// Semantic omission trials by signal (`loud`, `silent`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub per_signal: BTreeMap<String, Headline>,
 }
 
 /// The headline rates of a set of trials, with Wilson 95% intervals (`None`: nothing measured).
@@ -119,6 +125,12 @@ pub struct PairDifferences {
     /// Per category, every rate measured in both.
     pub per_category: BTreeMap<String, Vec<RateDifference>>,
     pub per_kind: BTreeMap<String, Vec<RateDifference>>,
+    /// Per tier present in both, every rate measured in both.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub per_tier: BTreeMap<String, Vec<RateDifference>>,
+    /// Per signal present in both, every rate measured in both.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub per_signal: BTreeMap<String, Vec<RateDifference>>,
     /// Fixtures whose outcomes differ between the two (as `compare` lists them: `new` against
     /// `base`).
     pub fixtures: Vec<FixtureChange>,
@@ -198,6 +210,8 @@ fn summary_of(name: &str, results: &RunResults) -> PipelineSummary {
         overall: Headline::of(&m.overall),
         per_category: headlines(&m.per_category),
         per_kind: headlines(&m.per_kind),
+        per_tier: headlines(&m.per_tier),
+        per_signal: headlines(&m.per_signal),
     }
 }
 
@@ -227,6 +241,8 @@ pub fn build(run: MatrixRun, runs: &[(String, &RunResults)]) -> MatrixResults {
                 overall: differences(&b.overall, &n.overall),
                 per_category: group_differences(&b.per_category, &n.per_category),
                 per_kind: group_differences(&b.per_kind, &n.per_kind),
+                per_tier: group_differences(&b.per_tier, &n.per_tier),
+                per_signal: group_differences(&b.per_signal, &n.per_signal),
                 fixtures: fixture_changes(&base.trials, &new.trials),
             });
         }

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::model::fixture::{ExpectedRounds, FindingMatcher};
 use crate::corpus::scenario::PipelineKind;
+use crate::corpus::taxonomy::{Signal, Tier};
 use crate::corpus::Fixture;
 use crate::error::{Error, Result};
 use crate::output::store::objects::{self, Store};
@@ -250,6 +251,12 @@ pub struct FixtureInfo {
     pub expected_verdict: Verdict,
     pub expected_findings: Vec<FindingMatcher>,
     pub expected_rounds: Option<ExpectedRounds>,
+    /// The fixture's tier (`ledger` for goldens, and in results written before tiers).
+    #[serde(default)]
+    pub tier: Tier,
+    /// With `tier: semantic`: whether the golden's own test suite fails on the fixture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<Signal>,
     pub content_hash: String,
     /// A hash of what is materialized (layers, fixes, worktree) without the expectation: replay
     /// re-scores a recorded trial only when this is unchanged.
@@ -279,6 +286,8 @@ impl FixtureInfo {
                 .map(|m| m.spec.clone())
                 .collect(),
             expected_rounds: fixture.expect.rounds,
+            tier: fixture.tier,
+            signal: fixture.signal,
             content_hash: fixture.content_hash.clone(),
             // Empty when the fixture's files can no longer be composed (its trials say why).
             repo_hash: crate::corpus::model::hash::repo_hash(fixture).unwrap_or_default(),
@@ -443,6 +452,8 @@ mod tests {
             expected_verdict: Verdict::Fail,
             expected_findings: Vec::new(),
             expected_rounds: None,
+            tier: Tier::Ledger,
+            signal: None,
             content_hash: String::new(),
             repo_hash: String::new(),
         }
