@@ -48,16 +48,27 @@ pub(crate) fn drop_error_branch(src: &Source<'_>, f: &FnItem<'_>) -> Vec<Mutatio
             let unit = last.kind() == "let_declaration"
                 || (last.kind() == "expression_statement" && ends_with_semicolon(src, *last));
             let keeps_last = is_exit(src, *last) || !unit;
-            if keeps_last && before.is_empty() {
+            // A `let` that names a value stays: what is kept may use it.
+            let (cleanup, lets): (Vec<Node<'_>>, Vec<Node<'_>>) =
+                before.iter().partition(|s| !binds_a_name(src, **s));
+            if keeps_last && cleanup.is_empty() {
                 return None;
             }
             let head = quote(src.text_of(n).split('{').next().unwrap_or(""));
             let (edits, said) = if keeps_last {
-                let edits = before
+                let edits = cleanup
                     .iter()
                     .map(|s| Edit::delete(delete_range(src, *s)))
                     .collect();
-                (edits, format!("reduced to `{}`", quote(src.text_of(*last))))
+                let kept = if lets.is_empty() {
+                    ""
+                } else {
+                    "its `let`s and "
+                };
+                (
+                    edits,
+                    format!("reduced to {kept}`{}`", quote(src.text_of(*last))),
+                )
             } else if n.kind() != "call_expression" {
                 let inside = block.start_byte() + 1..block.end_byte().saturating_sub(1);
                 (vec![Edit::new(inside, "")], "emptied".to_string())
@@ -74,6 +85,14 @@ pub(crate) fn drop_error_branch(src: &Source<'_>, f: &FnItem<'_>) -> Vec<Mutatio
             ))
         })
         .collect()
+}
+
+/// A `let` that binds a name (not `let _ = ..`, which only runs its value).
+fn binds_a_name(src: &Source<'_>, stmt: Node<'_>) -> bool {
+    stmt.kind() == "let_declaration"
+        && stmt
+            .child_by_field_name("pattern")
+            .is_some_and(|p| src.text_of(p) != "_")
 }
 
 /// The block of an error branch, if `n` is one: an `Err(..) => { .. }` arm, `if let Err(..) = ..

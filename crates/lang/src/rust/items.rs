@@ -113,6 +113,10 @@ impl Context {
 
 fn walk<'t>(src: &'t Source<'_>, node: Node<'t>, ctx: &Context, out: &mut Vec<FnItem<'t>>) {
     for child in named_children(node) {
+        if !is_item(child) {
+            walk(src, child, ctx, out);
+            continue;
+        }
         let attrs = outer_attrs(child);
         let mut inner = ctx.clone();
         inner.in_test |= attrs.iter().any(|a| is_cfg_test(src, *a));

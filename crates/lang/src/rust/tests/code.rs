@@ -230,7 +230,13 @@ fn drop_error_branch_keeps_the_exit_and_deletes_the_cleanup() {
     }
     self.sync().map_err(|e| {
         self.failed += 1;
-        E::from(e)
+        let _ = self.reset();
+        let kind = e.kind();
+        E::from(kind)
+    })?;
+    self.check().map_err(|e| {
+        let kind = e.kind();
+        E::from(kind)
     })?;
     match self.close() {
         Err(e) => return Err(e),
@@ -257,10 +263,46 @@ fn drop_error_branch_keeps_the_exit_and_deletes_the_cleanup() {
             1
         )
     );
+    // `let _ = ..` is cleanup; `let kind` is kept for the value that uses it.
     assert_eq!(
         after(src, &ms[2]),
-        src.replacen("        self.failed += 1;\n", "", 1)
+        src.replacen(
+            "        self.failed += 1;\n        let _ = self.reset();\n",
+            "",
+            1
+        )
     );
+    assert_eq!(
+        ms[2].description,
+        "`save`: the error branch `self.sync().map_err(|e|` reduced to its `let`s and `E::from(kind)`"
+    );
+}
+
+#[test]
+fn drop_error_branch_leaves_pure_propagation_and_tests_alone() {
+    let src = r#"fn f() -> Result<(), E> {
+    match g() {
+        Err(e) => {
+            return Err(e);
+        }
+        Ok(v) => v,
+    }
+    if let Err(e) = h() {
+        return Err(e.into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    fn helper() {
+        if let Err(e) = h() {
+            log(e);
+        }
+    }
+}
+"#;
+    assert_eq!(sites(src, DropErrorBranch), []);
 }
 
 #[test]
