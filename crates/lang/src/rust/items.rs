@@ -11,6 +11,7 @@ pub(crate) struct FnItem<'t> {
     pub node: Node<'t>,
     /// Its outer attributes (`#[test]`, `#[must_use]`), in source order.
     pub attrs: Vec<Node<'t>>,
+    /// As written.
     pub name: String,
     /// Enclosing modules, impl types, traits and functions joined by `::`.
     pub qualified: String,

@@ -23,6 +23,7 @@ use crate::syntax::{named_children, Function, Source, Test};
 
 pub(crate) use items::FnItem;
 
+/// Every function item, nested ones included, in source order.
 pub(crate) fn functions(src: &Source<'_>) -> Vec<Function> {
     items::fn_items(src)
         .iter()
@@ -35,10 +36,13 @@ pub(crate) fn functions(src: &Source<'_>) -> Vec<Function> {
         .collect()
 }
 
+/// The tests libtest would collect, with whether `#[ignore]` skips them.
 pub(crate) fn tests(src: &Source<'_>) -> Vec<Test> {
     items::collected(src).into_iter().map(|(_, t)| t).collect()
 }
 
+/// Every site of `op`: code operators in functions that are not test code, test operators in
+/// live tests.
 pub(crate) fn mutations(src: &Source<'_>, op: Operator) -> Vec<Mutation> {
     debug_assert_eq!(src.lang, crate::Lang::Rust, "a Rust source");
     match op.family() {
@@ -57,6 +61,7 @@ pub(crate) fn mutations(src: &Source<'_>, op: Operator) -> Vec<Mutation> {
     }
 }
 
+/// See [`crate::neutralize`] and `neutralize.rs`.
 pub(crate) fn neutralize(src: &Source<'_>, lines: [u32; 2]) -> Option<Mutation> {
     neutralize::neutralize(src, lines)
 }

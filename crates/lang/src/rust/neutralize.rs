@@ -10,6 +10,8 @@ use crate::edit::Edit;
 use crate::operator::{slug, Mutation, Operator};
 use crate::syntax::{named_children, Source};
 
+/// The lines' behaviour removed: the covered functions stubbed, else the statements inside them
+/// deleted; `None` when neither applies or a deletion would leave a block without its value.
 pub(crate) fn neutralize(src: &Source<'_>, lines: [u32; 2]) -> Option<Mutation> {
     let fns = fn_items(src);
     let covered: Vec<&FnItem<'_>> = fns.iter().filter(|f| covers(src, f, lines)).collect();

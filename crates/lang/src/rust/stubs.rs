@@ -63,6 +63,10 @@ pub(crate) fn stub_default(src: &Source<'_>, f: &FnItem<'_>) -> Option<Mutation>
     if statements(f.body).is_empty() || is_stub_body(src, f.body) {
         return None;
     }
+    // `Default::default()` in `impl Default`'s own `default` would call itself.
+    if f.name == "default" {
+        return None;
+    }
     let value = match f.node.child_by_field_name("return_type") {
         None => String::new(),
         Some(ty) => default_of(src, ty, f)?,

@@ -91,10 +91,17 @@ pub(crate) fn mutations(
     }
 }
 
-/// `// ` inserted in every non-blank line of the test, attributes included, at the test's own
-/// indentation (a line indented less: at its indentation).
+/// `// ` inserted in every non-blank line of the test, attributes and doc comments included, at
+/// the test's own indentation (a line indented less: at its indentation).
 fn comment_out(src: &Source<'_>, f: &FnItem<'_>) -> Vec<Edit> {
-    let first = f.attrs.first().copied().unwrap_or(f.node);
+    let mut first = f.attrs.first().copied().unwrap_or(f.node);
+    // A doc comment left documenting nothing would not compile: it goes too.
+    while let Some(doc) = first.prev_named_sibling().filter(|p| {
+        let t = src.text_of(*p);
+        super::is_comment(*p) && (t.starts_with("///") || t.starts_with("/**"))
+    }) {
+        first = doc;
+    }
     let base = src.indent_at(first.start_byte());
     let mut edits = Vec::new();
     let mut at = src.line_start(first.start_byte());

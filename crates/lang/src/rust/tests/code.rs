@@ -144,6 +144,7 @@ fn h() -> impl Iterator<Item = u8> { it() }
 fn i() -> &'static str { "x" }
 fn j() -> bool { false }
 fn k() -> Result<(), E> { go()?; Ok(()) }
+impl Default for Counts { fn default() -> Self { Counts } }
 "#;
     let got: Vec<(String, String)> = sites(src, StubDefault)
         .into_iter()

@@ -140,6 +140,12 @@ fn comment_out_test_comments_every_line_with_its_attributes() {
         )
     );
     assert_eq!(ms[1].lines, [24, 28]);
+    let documented = "mod tests {\n    /// Says why.\n    #[test]\n    fn t() {}\n}\n";
+    let doc = sites(documented, CommentOutTest);
+    assert_eq!(
+        after(documented, &doc[0]),
+        "mod tests {\n    // /// Says why.\n    // #[test]\n    // fn t() {}\n}\n"
+    );
     let left: Vec<String> = crate::tests(crate::Lang::Rust, &after(TESTS, &ms[1]))
         .unwrap()
         .into_iter()
