@@ -1,5 +1,6 @@
 //! An obligation's lines with their behaviour removed: a whole function (or its whole body)
-//! stubbed with `todo!()`, else every statement wholly inside the lines deleted.
+//! stubbed with `todo!()`, else every statement wholly inside the lines deleted (but a `let` whose
+//! name the code left behind still uses, which would not compile without it).
 
 use tree_sitter::Node;
 
@@ -35,6 +36,10 @@ pub(crate) fn neutralize(src: &Source<'_>, lines: [u32; 2]) -> Option<Mutation> 
         .filter(|f| inside(first, f.body))
         .min_by_key(|f| f.body.byte_range().len())?;
     if doomed.iter().any(|s| is_valued_tail(src, &fns, *s)) {
+        return None;
+    }
+    spare_used_lets(src, owner.body, &mut doomed);
+    if doomed.is_empty() {
         return None;
     }
     let quoted: Vec<String> = doomed
@@ -124,6 +129,41 @@ fn collect<'t>(src: &Source<'_>, node: Node<'t>, lines: [u32; 2], out: &mut Vec<
             out.push(child);
         } else {
             collect(src, child, lines, out);
+        }
+    }
+}
+
+/// Takes out of `doomed` every `let` whose names the code left behind still uses (deleting it
+/// would not compile), until none is left.
+fn spare_used_lets(src: &Source<'_>, body: Node<'_>, doomed: &mut Vec<Node<'_>>) {
+    let idents: Vec<Node<'_>> = src
+        .nodes()
+        .into_iter()
+        .filter(|n| n.kind() == "identifier" && inside(*n, body))
+        .collect();
+    loop {
+        let before = doomed.len();
+        let snapshot = doomed.clone();
+        doomed.retain(|stmt| {
+            if stmt.kind() != "let_declaration" {
+                return true;
+            }
+            let Some(pattern) = stmt.child_by_field_name("pattern") else {
+                return true;
+            };
+            let names: Vec<&str> = idents
+                .iter()
+                .filter(|i| inside(**i, pattern))
+                .map(|i| src.text_of(*i))
+                .collect();
+            !idents.iter().any(|i| {
+                i.start_byte() >= stmt.end_byte()
+                    && names.contains(&src.text_of(*i))
+                    && !snapshot.iter().any(|d| inside(*i, *d))
+            })
+        });
+        if doomed.len() == before {
+            return;
         }
     }
 }

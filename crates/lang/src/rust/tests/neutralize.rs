@@ -75,6 +75,22 @@ fn a_guards_lines_are_deleted() {
 }
 
 #[test]
+fn a_let_the_remaining_code_uses_is_kept() {
+    let src = "fn f(&mut self) {\n    let n = self.count();\n    let unused = n + 1;\n    self.log(unused);\n    self.total += n;\n}\n";
+    let m = crate::neutralize(Lang::Rust, src, [2, 4]).unwrap().unwrap();
+    assert_eq!(
+        apply(src, &m.edits),
+        "fn f(&mut self) {\n    let n = self.count();\n    self.total += n;\n}\n"
+    );
+    assert_eq!(
+        m.description,
+        "`f`: lines 2-4 neutralized, 2 statement(s) deleted: `let unused = n + 1;`, `self.log(unused);`"
+    );
+    // Only a used `let` inside the lines: nothing to delete.
+    assert_eq!(crate::neutralize(Lang::Rust, src, [2, 2]).unwrap(), None);
+}
+
+#[test]
 fn lines_with_no_whole_statement_or_a_valued_tail_give_none() {
     // Only the `if` line: no statement lies wholly inside.
     assert_eq!(neutralize([5, 5]), None);
