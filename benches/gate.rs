@@ -62,7 +62,7 @@ fn rounds(c: &mut Criterion) {
         .get("loop-wordcount-converges-in-three")
         .expect("the three-round fixture");
     let work = WorkRoot::create(Some(&scratch_root()), false).unwrap();
-    let gate = gatebench::pipeline::select::from_spec(&PipelineSpec::Builtin, root());
+    let gate = gatebench::pipeline::select::from_spec(&PipelineSpec::builtin(), root());
     let scoring = gatebench::pipeline::select::scoring(gate.as_ref());
     let cfg = RunConfig {
         jobs: 1,

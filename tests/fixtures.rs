@@ -43,7 +43,7 @@ fn main() {
 
 fn check(fixture: &corpus::Fixture) -> Result<(), Failed> {
     let root = WorkRoot::create(None, false).map_err(|e| e.to_string())?;
-    let gate = gatebench::pipeline::select::from_spec(&PipelineSpec::Builtin, Path::new("."));
+    let gate = gatebench::pipeline::select::from_spec(&PipelineSpec::builtin(), Path::new("."));
     let scoring = gatebench::pipeline::select::scoring(gate.as_ref());
     let cfg = RunConfig {
         jobs: 1,

@@ -30,6 +30,17 @@ pub struct GateArgs {
     /// does for fixtures.
     #[arg(long)]
     pub sandbox: bool,
+    /// `light` reads the ledger, the code and the logs; `deep` also runs the tests, sandboxed, in
+    /// a throwaway copy of the work tree: each test receipt's command again, and each obligation's
+    /// tests with its cited code neutralized.
+    #[arg(long, value_enum, default_value = "light")]
+    pub depth: DepthArg,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum DepthArg {
+    Light,
+    Deep,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -63,6 +74,7 @@ pub fn run(args: GateArgs) -> CmdResult {
         output,
         scope,
         sandbox,
+        depth,
     } = args;
     let options = gatebench_gate::GateOptions {
         base_ref: base,
@@ -70,6 +82,10 @@ pub fn run(args: GateArgs) -> CmdResult {
         // One's own repository: opened as git opens it, its configuration honoured
         // (`core.worktree` included). Trials are pinned (`pipeline/builtin.rs`).
         pinned: None,
+        depth: match depth {
+            DepthArg::Light => gatebench_gate::Depth::Light,
+            DepthArg::Deep => gatebench_gate::Depth::Deep,
+        },
     };
     cmd_gate(&path, options, format, output, scope.map(ScopeArg::mode))
 }

@@ -85,6 +85,10 @@ pub struct MutantSelection {
     pub goldens: Vec<String>,
     #[serde(default)]
     pub operators: Vec<String>,
+    /// `ledger` (default): mutants generated from the goldens' ledgers; `semantic`: the code and
+    /// test mutants `fixtures/semantic-validation.json` proved by running the goldens' suites.
+    #[serde(default)]
+    pub tier: crate::corpus::taxonomy::Tier,
 }
 
 fn one() -> u32 {
@@ -129,9 +133,7 @@ impl Default for Selection {
 }
 
 /// The system under test.
-#[derive(
-    Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema, EnumDiscriminants,
-)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema, EnumDiscriminants)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 // The kinds, named once: `PipelineKind` is derived from these variants, so a new pipeline kind is
 // one variant here and every `match` on the kind must handle it.
@@ -144,8 +146,12 @@ impl Default for Selection {
 #[allow(clippy::large_enum_variant)]
 pub enum PipelineSpec {
     /// gatebench's reference gate (the embedded default).
-    #[default]
-    Builtin,
+    Builtin {
+        /// `light` (default) reads; `deep` also runs the tests: each receipt's command again, and
+        /// each obligation's tests with its cited code neutralized (docs/GUIDE.md, "Deep mode").
+        #[serde(default, skip_serializing_if = "Depth::is_light")]
+        depth: Depth,
+    },
     /// The document-style checker of the Loom plan (docs/CONCEPTS.md#loom-document-style-checker)
     /// (artifacts exist, PASS text, exit 0, log hash), for comparison.
     Legacy,
@@ -153,11 +159,67 @@ pub enum PipelineSpec {
     Command(CommandSpec),
 }
 
+impl Default for PipelineSpec {
+    fn default() -> PipelineSpec {
+        PipelineSpec::builtin()
+    }
+}
+
 impl PipelineSpec {
     pub fn kind(&self) -> PipelineKind {
         PipelineKind::from(self)
     }
+
+    /// The reference gate, light.
+    pub fn builtin() -> PipelineSpec {
+        PipelineSpec::Builtin {
+            depth: Depth::Light,
+        }
+    }
 }
+
+/// How far the reference gate goes: `light` reads, `deep` also runs the tests.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Deserialize,
+    Serialize,
+    JsonSchema,
+    strum::IntoStaticStr,
+)]
+#[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
+pub enum Depth {
+    #[default]
+    Light,
+    Deep,
+}
+
+impl Depth {
+    pub fn is_light(&self) -> bool {
+        *self == Depth::Light
+    }
+
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    /// The gate's own form.
+    pub fn gate(self) -> gatebench_gate::Depth {
+        match self {
+            Depth::Light => gatebench_gate::Depth::Light,
+            Depth::Deep => gatebench_gate::Depth::Deep,
+        }
+    }
+}
+
+/// The name of the reference gate in deep mode, as results carry it (light: `builtin`).
+pub const BUILTIN_DEEP: &str = "builtin:deep";
 
 impl PipelineKind {
     /// The kind of the pipeline named `name` in a results file: `builtin`, `legacy`, or a command
@@ -165,6 +227,9 @@ impl PipelineKind {
     pub fn of_name(name: &str) -> Option<PipelineKind> {
         if let Ok(kind) = name.parse() {
             return Some(kind);
+        }
+        if name == BUILTIN_DEEP {
+            return Some(PipelineKind::Builtin);
         }
         name.strip_prefix("command:").map(|_| PipelineKind::Command)
     }
@@ -554,7 +619,7 @@ mod tests {
     fn a_pipeline_kind_is_named_as_its_spec_is_written() {
         let command: CommandSpec = yaml_serde::from_str("command: ./verify.sh").unwrap();
         for spec in [
-            PipelineSpec::Builtin,
+            PipelineSpec::builtin(),
             PipelineSpec::Legacy,
             PipelineSpec::Command(command),
         ] {

@@ -59,6 +59,8 @@ pub enum Kind {
     CodeRefBroken,
     /// An obligation cites no test, or a test that does not resolve (file missing, test id not in the file, e.g. after a rename).
     TestRefBroken,
+    /// A test an obligation cites cannot fail when the obligation's code is broken: it asserts nothing (or only what always holds), is skipped, expected to fail or commented out, or checks only the positive side of a forbidden behaviour.
+    TestNotVerifying,
     /// Two ledger records disagree: a traceability row missing, duplicated, for an unknown obligation or differing from the requirements (task, refs, receipts, verdict); a task listing an undefined obligation; a task state or receipt naming another task.
     TraceabilityMismatch,
     /// An obligation has no passing evidence of its own: it cites no test receipt, no cited receipt lists a result for it, or it is still not passing or unverifiable.

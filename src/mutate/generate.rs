@@ -3,6 +3,7 @@
 
 use crate::corpus::model::corpus::UnviableMutant;
 use crate::corpus::scenario::{MutantSelection, Selection};
+use crate::corpus::taxonomy::Tier;
 use crate::corpus::{Corpus, Fixture};
 use crate::error::{Error, Result};
 use crate::mutate::ledger::Ledger;
@@ -29,6 +30,10 @@ pub fn all() -> Vec<Operator> {
 /// Every mutant of the selected goldens by the selected operators, viable or not, sorted by id.
 /// An unknown golden or operator name is an error.
 pub fn generate(corpus: &Corpus, selection: &MutantSelection) -> Result<Vec<Mutant>> {
+    if selection.tier == Tier::Semantic {
+        check_semantic_selection(corpus, selection)?;
+        return crate::mutate::semantic::plant::mutants(corpus, selection);
+    }
     let operators = all();
     for name in &selection.operators {
         if !operators.iter().any(|o| o.name == name) {
@@ -72,7 +77,7 @@ pub fn generate(corpus: &Corpus, selection: &MutantSelection) -> Result<Vec<Muta
                 }
                 let fixture = site
                     .planted
-                    .and_then(|p| mutant::build(golden, op, &id, &p));
+                    .and_then(|p| mutant::build(golden, &mutant::Origin::of(op), &id, &p));
                 out.push(Mutant {
                     id: mutant::mutant_id(&golden.id, op.name, &id),
                     golden: golden.id.clone(),
@@ -87,6 +92,46 @@ pub fn generate(corpus: &Corpus, selection: &MutantSelection) -> Result<Vec<Muta
     Ok(out)
 }
 
+/// The names of a semantic selection checked: the operators are `gatebench-lang`'s or the lying
+/// agent, the goldens are goldens.
+fn check_semantic_selection(corpus: &Corpus, selection: &MutantSelection) -> Result<()> {
+    use crate::mutate::semantic::candidate::LYING_AGENT;
+    for name in &selection.operators {
+        if name != LYING_AGENT && name.parse::<gatebench_lang::Operator>().is_err() {
+            return Err(Error::invalid(
+                "--operators",
+                format!("no semantic operator is named `{name}` (see docs/MUTATION.md)"),
+            ));
+        }
+    }
+    for name in &selection.goldens {
+        if !corpus.get(name).is_some_and(Fixture::is_golden) {
+            return Err(Error::invalid(
+                "--goldens",
+                format!("`{name}` is not a golden of the corpus"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The category of a mutant that is not a fixture: its operator's family.
+fn unviable_category(m: &Mutant, operators: &[Operator]) -> String {
+    use crate::mutate::semantic::candidate::LYING_AGENT;
+    use crate::mutate::semantic::plant::CATEGORY_PREFIX as SEMANTIC;
+    if m.operator == LYING_AGENT {
+        return format!("{SEMANTIC}{LYING_AGENT}");
+    }
+    if let Ok(op) = m.operator.parse::<gatebench_lang::Operator>() {
+        return format!("{SEMANTIC}{}", <&str>::from(op.family()));
+    }
+    let family = operators
+        .iter()
+        .find(|o| o.name == m.operator)
+        .map_or("?", |o| o.family.as_str());
+    format!("{}{family}", mutant::CATEGORY_PREFIX)
+}
+
 /// The corpus with the viable mutants of `selection` added (sorted by id) and the unviable ones
 /// recorded in `unviable_mutants`; and the number of unviable ones.
 pub fn compose(mut corpus: Corpus, selection: &MutantSelection) -> Result<(Corpus, usize)> {
@@ -94,15 +139,12 @@ pub fn compose(mut corpus: Corpus, selection: &MutantSelection) -> Result<(Corpu
     let operators = all();
     let mut unviable = Vec::new();
     for m in mutants {
+        let category = unviable_category(&m, &operators);
         match m.fixture {
             Ok(f) => corpus.fixtures.push(f),
             Err(reason) => {
-                let family = operators
-                    .iter()
-                    .find(|o| o.name == m.operator)
-                    .map_or("?", |o| o.family.as_str());
                 unviable.push(UnviableMutant {
-                    category: format!("{}{family}", mutant::CATEGORY_PREFIX),
+                    category,
                     tags: vec!["mutant".into(), m.operator.into()],
                     id: m.id,
                     reason,
@@ -142,9 +184,18 @@ pub fn with_mutant(corpus: Corpus, id: &str) -> Corpus {
     if corpus.get(id).is_some() || !corpus.get(golden).is_some_and(Fixture::is_golden) {
         return corpus;
     }
+    // A semantic operator's name says the tier (`with_mutant` serves `explain`).
+    let tier = if operator == crate::mutate::semantic::candidate::LYING_AGENT
+        || operator.parse::<gatebench_lang::Operator>().is_ok()
+    {
+        Tier::Semantic
+    } else {
+        Tier::Ledger
+    };
     let selection = MutantSelection {
         goldens: vec![golden.to_owned()],
         operators: vec![operator.to_owned()],
+        tier,
     };
     let Ok(mutants) = generate(&corpus, &selection) else {
         return corpus;

@@ -28,6 +28,8 @@ pub struct Obligation {
     pub test_refs: Vec<String>,
     pub evidence_receipts: Vec<String>,
     pub has_test_plan: bool,
+    /// Its test plan lists forbidden effects: the obligation is (also) a forbidden behaviour.
+    pub forbids: bool,
 }
 
 /// A task definition (`tasks/<T>.md`) with its front matter.
@@ -126,6 +128,10 @@ impl<'g> Ledger<'g> {
                     test_refs: strs(&o["test_refs"]),
                     evidence_receipts: strs(&o["evidence_receipts"]),
                     has_test_plan: o.get("test_plan").is_some(),
+                    forbids: o
+                        .pointer("/test_plan/forbidden")
+                        .and_then(Value::as_array)
+                        .is_some_and(|f| !f.is_empty()),
                 });
             }
         }

@@ -8,4 +8,5 @@ pub mod ledger;
 pub mod mutant;
 pub mod operator;
 pub mod operators;
+pub mod semantic;
 pub mod write;

@@ -10,6 +10,7 @@ use crate::corpus::loader::compose::PlantInto;
 use crate::corpus::loader::compose::{Composed, FixState, States};
 use crate::corpus::model::corpus::Expectation;
 use crate::corpus::model::recipe::Layers;
+use crate::corpus::taxonomy::Kind;
 use crate::corpus::{Blob, Files, Fixture};
 use crate::mutate::operator::{Operator, Planted};
 use gatebench_report::Verdict;
@@ -45,10 +46,32 @@ pub fn parse_id(id: &str) -> Option<(&str, &str, &str)> {
         .then_some((golden, operator, site))
 }
 
-/// Builds the mutant of `op` at `site` of `golden`.
+/// What made a mutant: the operator's name, its category (`mutant-<family>`, `semantic-<family>`)
+/// and the kind of omission it plants.
+pub struct Origin<'a> {
+    pub operator: &'a str,
+    pub category: String,
+    pub kind: Kind,
+    /// Tags beside `mutant` and the operator's name.
+    pub tags: &'a [&'a str],
+}
+
+impl Origin<'static> {
+    /// The origin of a ledger operator's mutants.
+    pub fn of(op: &Operator) -> Origin<'static> {
+        Origin {
+            operator: op.name,
+            category: format!("{CATEGORY_PREFIX}{}", op.family.as_str()),
+            kind: op.kind,
+            tags: &[],
+        }
+    }
+}
+
+/// Builds the mutant of `origin` at `site` of `golden`.
 pub fn build(
     golden: &Fixture,
-    op: &Operator,
+    origin: &Origin<'_>,
     site: &str,
     planted: &Planted,
 ) -> Result<Fixture, String> {
@@ -95,7 +118,7 @@ pub fn build(
             files,
         });
     }
-    let id = mutant_id(&golden.id, op.name, site);
+    let id = mutant_id(&golden.id, origin.operator, site);
     let mut hasher = Sha256::new();
     hasher.update(golden.content_hash.as_bytes());
     hasher.update(id.as_bytes());
@@ -122,15 +145,19 @@ pub fn build(
     Ok(Fixture {
         id,
         description: planted.description.clone(),
-        category: format!("{CATEGORY_PREFIX}{}", op.family.as_str()),
-        tags: vec!["mutant".into(), op.name.into()],
+        category: origin.category.clone(),
+        tags: ["mutant", origin.operator]
+            .iter()
+            .chain(origin.tags)
+            .map(|t| (*t).to_owned())
+            .collect(),
         golden: Some(golden.id.clone()),
         file: golden.file.clone(),
         worktree: golden.worktree,
         layers: Layers::Composed(Arc::new(Composed { states, fixes })),
         expect: Expectation {
             verdict: Verdict::Fail,
-            kind: Some(op.kind),
+            kind: Some(origin.kind),
             locus: planted.locus.clone(),
             findings: Vec::new(),
             rounds: Some(planted.rounds.unwrap_or(ExpectedRounds::After(2))),
@@ -185,7 +212,7 @@ mod tests {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let corpus = crate::corpus::load(&root.join("fixtures")).unwrap();
         let golden = corpus.get("subscription-cancel").unwrap();
-        let op = &crate::mutate::generate::all()[0];
+        let op = &Origin::of(&crate::mutate::generate::all()[0]);
         let code = "MAX_ATTEMPTS = 1\n";
         let ledger = Planted::head("retries dropped")
             .write("src/subscription/retry.py", code)

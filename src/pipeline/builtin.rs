@@ -84,6 +84,8 @@ pub struct InProcess {
     pub gate: fn(&Path, &GateOptions) -> Report,
     /// How its findings map onto the taxonomy.
     pub kinds: Vec<KindRule>,
+    /// How far the gate goes.
+    pub depth: gatebench_gate::Depth,
 }
 
 impl Pipeline for InProcess {
@@ -101,6 +103,7 @@ impl Pipeline for InProcess {
             base_ref: input.base_ref.to_owned(),
             sandbox_commands: true,
             pinned: Some(input.pinned.clone()),
+            depth: self.depth,
         };
         // A read or write the machine refused inside the gate (no space, a file size limit, too
         // many open files, no memory) makes the round an error: the verdict the gate gave then
@@ -240,7 +243,7 @@ mod tests {
         let scratch = tempfile::tempdir().unwrap();
         let m = crate::repo::materialize::materialize(fixture, &dir.path().join("r")).unwrap();
         let pipeline = crate::pipeline::select::from_spec(
-            &crate::corpus::scenario::PipelineSpec::Builtin,
+            &crate::corpus::scenario::PipelineSpec::builtin(),
             Path::new("."),
         );
         let input = RoundInput {

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::corpus::scenario::{PipelineKind, PipelineSpec};
+use crate::corpus::scenario::{Depth, PipelineKind, PipelineSpec, BUILTIN_DEEP};
 use crate::pipeline::builtin::{gate_kind_rules, InProcess};
 use crate::pipeline::command::CommandPipeline;
 use crate::pipeline::round::Pipeline;
@@ -14,10 +14,14 @@ use crate::score::typing::KindMap;
 pub fn from_spec(spec: &PipelineSpec, scenario_dir: &Path) -> Box<dyn Pipeline> {
     match spec {
         PipelineSpec::Command(command) => Box::new(CommandPipeline::new(command, scenario_dir)),
-        PipelineSpec::Builtin => Box::new(InProcess {
-            name: "builtin",
+        PipelineSpec::Builtin { depth } => Box::new(InProcess {
+            name: match depth {
+                Depth::Light => "builtin",
+                Depth::Deep => BUILTIN_DEEP,
+            },
             gate: gatebench_gate::run_gate,
             kinds: gate_kind_rules(),
+            depth: depth.gate(),
         }),
         PipelineSpec::Legacy => Box::new(InProcess {
             name: "legacy",
@@ -25,6 +29,7 @@ pub fn from_spec(spec: &PipelineSpec, scenario_dir: &Path) -> Box<dyn Pipeline> 
             // The legacy checker's findings say what document is wrong, not what is omitted:
             // it has no mapping, so none of its findings is typed.
             kinds: Vec::new(),
+            depth: gatebench_gate::Depth::Light,
         }),
     }
 }

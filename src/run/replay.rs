@@ -68,7 +68,13 @@ fn scoring_of(recorded: &RunResults) -> Result<Scoring, Error> {
     let spec = match Scenario::load(file).ok().and_then(own) {
         Some(spec) if spec.kind() == kind => spec,
         _ => match kind {
-            PipelineKind::Builtin => PipelineSpec::Builtin,
+            PipelineKind::Builtin => PipelineSpec::Builtin {
+                depth: if recorded.pipeline == crate::corpus::scenario::BUILTIN_DEEP {
+                    crate::corpus::scenario::Depth::Deep
+                } else {
+                    crate::corpus::scenario::Depth::Light
+                },
+            },
             PipelineKind::Legacy => PipelineSpec::Legacy,
             // The command's scenario is gone or names another pipeline now, and its `kinds:`
             // mapping with it: its findings stay untyped, and the gate's matchers never apply.

@@ -647,7 +647,13 @@ fn the_gate_crate_depends_on_no_harness_crate() {
         );
     }
     // What the gate's crates may be: the shared format and helpers, never the harness.
-    let allowed = ["gatebench-report", "gatebench-process", "gatebench-gittree"];
+    let allowed = [
+        "gatebench-report",
+        "gatebench-process",
+        "gatebench-gittree",
+        "gatebench-lang",
+        "gatebench-suite",
+    ];
     for name in dependencies.iter().filter(|n| n.starts_with("gatebench")) {
         assert!(allowed.contains(name), "the gate depends on {name}");
     }

@@ -169,7 +169,7 @@ fn a_hostile_fixture_cannot_steer_the_in_process_gate() {
     let answers_before = snapshot(&fixture_dir);
 
     let work = WorkRoot::create(None, false).expect("work root");
-    let gate = gatebench::pipeline::select::from_spec(&PipelineSpec::Builtin, root());
+    let gate = gatebench::pipeline::select::from_spec(&PipelineSpec::builtin(), root());
     let scoring = gatebench::pipeline::select::scoring(gate.as_ref());
     let cfg = RunConfig {
         jobs: 1,

@@ -28,6 +28,7 @@ mod object_store;
 mod out_of_memory;
 mod run;
 mod schemas;
+mod semantic;
 mod shard;
 mod streaming_outputs;
 mod tiers;

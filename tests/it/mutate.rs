@@ -18,6 +18,7 @@ fn select(goldens: &[&str], operators: &[&str]) -> MutantSelection {
     MutantSelection {
         goldens: goldens.iter().map(|s| s.to_string()).collect(),
         operators: operators.iter().map(|s| s.to_string()).collect(),
+        ..MutantSelection::default()
     }
 }
 

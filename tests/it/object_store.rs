@@ -46,7 +46,7 @@ fn in_memory(corpus: &corpus::Corpus, store: Option<&Store>) -> Vec<TrialRecord>
     let filters: Vec<String> = FILTERS.iter().map(|s| s.to_string()).collect();
     let selected = corpus::scenario::select(corpus, &Default::default(), &filters).unwrap();
     let root = WorkRoot::create(None, false).unwrap();
-    let gate = gatebench::pipeline::select::from_spec(&PipelineSpec::Builtin, Path::new("."));
+    let gate = gatebench::pipeline::select::from_spec(&PipelineSpec::builtin(), Path::new("."));
     let scoring = gatebench::pipeline::select::scoring(gate.as_ref());
     let cfg = RunConfig {
         jobs: 2,

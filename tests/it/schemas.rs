@@ -26,7 +26,10 @@ fn every_bundled_fixture_and_scenario_validates_against_its_schema() {
         for entry in std::fs::read_dir(root.join(dir)).unwrap() {
             let path = entry.unwrap().path();
             let file = match file_name {
-                Some(name) => path.join(name),
+                // A fixture folder's file (the folder's other entries, such as the semantic
+                // tier's record, are not fixtures).
+                Some(name) if path.is_dir() => path.join(name),
+                Some(_) => continue,
                 None if path.extension().is_some_and(|e| e == "yaml") => path,
                 None => continue,
             };

@@ -34,7 +34,7 @@ fn trial(id: &str) -> TrialRecord {
         .get(id)
         .unwrap_or_else(|| panic!("no fixture {id}"));
     let work = WorkRoot::create(None, false).expect("work root");
-    let gate = gatebench::pipeline::select::from_spec(&PipelineSpec::Builtin, root());
+    let gate = gatebench::pipeline::select::from_spec(&PipelineSpec::builtin(), root());
     let scoring = gatebench::pipeline::select::scoring(gate.as_ref());
     let cfg = RunConfig {
         jobs: 1,

@@ -39,6 +39,9 @@ pub enum Group {
     /// The verification loop's checks, the delivery-documents gate and skein-check
     /// (`docs/LOOP.md`): not validators a workflow can declare.
     Loop,
+    /// The deep mode's checks (`--depth deep`): the tests run again, and each obligation's code
+    /// neutralized under its tests. Not run in light mode.
+    Deep,
 }
 
 /// One way a check's finding can come about, and the omission kind (an id of
@@ -155,6 +158,7 @@ registry! {
     ObligationTestClosure in obligation_test_closure: Required, 9, Coverage {
         NO_TEST_REF = "no-test-ref" => "test-ref-broken",
         BROKEN = "test-ref-broken" => "test-ref-broken",
+        NOT_RUN = "test-not-run" => "test-not-verifying",
     }
     ObligationEvidenceClosure in obligation_evidence_closure: Required, 9, Coverage {
         FAILED_COMMAND = "failed-command" => "test-failing",
@@ -258,6 +262,20 @@ registry! {
         FAILED_EXIT_ZERO = "failed-tests-exit-zero" => "test-failing",
         NOT_PASSED = "claim-not-passed" => "test-failing",
         NOT_A_TEST_REF = "not-a-test-ref" => "evidence-missing",
+    }
+    // Deep mode: the tests run (crates/gate/src/deep/).
+    /// A test receipt's command run again in a copy of the work tree: a test it claims passed
+    /// fails, does not run, or is skipped, ignored, expected to fail or to-do; or the command
+    /// cannot run at all.
+    TestRerun in test_rerun: Deep, 9, TestFailure {
+        FAILS = "claimed-pass-fails" => "test-failing",
+        NOT_RUN = "claimed-pass-not-run" => "test-not-verifying",
+        NOT_RUNNABLE = "command-not-runnable" => "verification-not-runnable",
+    }
+    /// An obligation's cited code neutralized in a copy of the work tree, its tests still pass:
+    /// they cannot fail for it.
+    RedGreen in red_green: Deep, 9, Coverage {
+        SURVIVES = "tests-pass-without-the-code" => "test-not-verifying",
     }
     // The verification loop (docs/LOOP.md).
     /// The `## Verification` section of `AGENTS.md` is wrong or lacks a key it needs.
@@ -386,7 +404,15 @@ mod tests {
         assert_eq!(required.len(), 14);
         assert_eq!(required[0], "task-set-complete");
         assert_eq!(required[13], "no-blocking-findings");
-        assert_eq!(Check::validators().count(), 25);
+        // The 14 required validators, the ledger's, the pipeline's and the independent checks
+        // (25), and the two deep checks.
+        assert_eq!(Check::validators().count(), 27);
+        assert_eq!(
+            Check::in_group(Group::Deep)
+                .map(Check::as_str)
+                .collect::<Vec<_>>(),
+            ["test-rerun", "red-green"]
+        );
         assert_eq!(
             Check::validator("evidence-bound-to-current-tree"),
             Some(Check::EvidenceBoundToCurrentTree)

@@ -8,6 +8,7 @@
 pub mod build_report;
 pub mod check;
 pub mod context;
+pub mod deep;
 pub mod fault;
 pub mod finding;
 pub mod ledger;
@@ -28,7 +29,7 @@ mod tests;
 pub(crate) mod testutil;
 
 pub use check::{Check, Rule};
-pub use options::GateOptions;
+pub use options::{Depth, GateOptions};
 pub use run::{run_gate, run_gate_in_scope};
 pub use scope::ScopeMode;
 pub use workflow::workflow_schema;

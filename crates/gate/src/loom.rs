@@ -15,6 +15,13 @@ use crate::workflow;
 /// ledger and the pipeline configuration). `Err` holds the one finding of a repository without
 /// any feature ledger: there is nothing to judge.
 pub fn loom_findings(repo: &RepoView) -> Result<Vec<GateFinding>, Box<GateFinding>> {
+    loom_findings_of_features(repo).map(|(findings, _)| findings)
+}
+
+/// [`loom_findings`], and the feature ledgers it read (the deep checks run on them).
+pub fn loom_findings_of_features(
+    repo: &RepoView,
+) -> Result<(Vec<GateFinding>, Vec<FeatureLedger>), Box<GateFinding>> {
     let names = discover_features(repo);
     if names.is_empty() {
         let finding = GateFinding::new(
@@ -39,7 +46,7 @@ pub fn loom_findings(repo: &RepoView) -> Result<Vec<GateFinding>, Box<GateFindin
     }
     findings.extend(ownership::diff_within_ownership(repo, &features));
     findings.extend(computed::unrequested_public_symbols(repo, &features));
-    Ok(findings)
+    Ok((findings, features))
 }
 
 /// Every per-feature validator; all of them run, whatever the workflow declares.

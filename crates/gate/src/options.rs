@@ -18,6 +18,28 @@ pub struct GateOptions {
     /// every trial. `None` (`gatebench gate` on one's own repository): opened as git opens it,
     /// its own configuration (`core.worktree` included) honoured.
     pub pinned: Option<gatebench_gittree::pinned::Pinned>,
+    /// `light` reads (the ledger, the code, the logs); `deep` also runs the tests: each receipt's
+    /// command again, and each obligation's tests with its code neutralized (`deep/`).
+    pub depth: Depth,
+}
+
+/// How far the gate goes (docs/CONCEPTS.md#verify-report-v1: `scope.depth`).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::EnumString,
+)]
+#[strum(serialize_all = "lowercase")]
+pub enum Depth {
+    /// Reads only: fast, nothing runs but the verification loop's declared commands.
+    #[default]
+    Light,
+    /// Runs the tests too, in a throwaway copy of the work tree, sandboxed.
+    Deep,
+}
+
+impl Depth {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
 }
 
 impl Default for GateOptions {
@@ -26,6 +48,7 @@ impl Default for GateOptions {
             base_ref: "main".to_owned(),
             sandbox_commands: false,
             pinned: None,
+            depth: Depth::Light,
         }
     }
 }

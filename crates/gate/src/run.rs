@@ -6,15 +6,28 @@ use std::path::Path;
 
 use crate::build_report::{self, SkillGroup};
 use crate::check::{Check, Group};
-use crate::loom::loom_findings;
-use crate::options::GateOptions;
+use crate::loom::loom_findings_of_features;
+use crate::options::{Depth, GateOptions};
 use crate::repo::{EnvError, RepoView};
 use crate::scope::ScopeMode;
 use crate::verification_loop::loop_config::{self, Loaded};
 use crate::verification_loop::verify_loop;
 use gatebench_report::Report;
 
-/// The check groups of the reference gate, as reported in `skillResults` and `triage`.
+/// The check groups of the reference gate at `depth`, as reported in `skillResults` and `triage`.
+pub fn skill_groups_at(depth: Depth) -> Vec<SkillGroup> {
+    let mut groups = skill_groups();
+    if depth == Depth::Deep {
+        groups.push(SkillGroup {
+            skill: "deep-checks",
+            reason: "depth deep: the tests run again, and each obligation's tests with its code neutralized",
+            validators: Check::in_group(Group::Deep).map(Check::as_str).collect(),
+        });
+    }
+    groups
+}
+
+/// The check groups of the reference gate in light mode, as reported in `skillResults` and `triage`.
 pub fn skill_groups() -> Vec<SkillGroup> {
     let names = |group| Check::in_group(group).map(Check::as_str).collect();
     vec![
@@ -55,7 +68,7 @@ pub fn run_gate_in_scope(
     options: &GateOptions,
     scope_mode: Option<ScopeMode>,
 ) -> Report {
-    let groups = skill_groups();
+    let groups = skill_groups_at(options.depth);
     match catch_unwind(AssertUnwindSafe(|| {
         judge(repo_dir, options, scope_mode, &groups)
     })) {
@@ -93,14 +106,20 @@ fn judge(
         Loaded::Invalid(items) => return verify_loop::invalid_config(items, &repo, options),
         Loaded::Disabled => {}
     }
-    let scope = build_report::scope_in_mode(&repo, &options.base_ref, scope_mode);
-    match loom_findings(&repo) {
+    let mut scope = build_report::scope_in_mode(&repo, &options.base_ref, scope_mode);
+    scope.depth = options.depth.as_str().to_owned();
+    match loom_findings_of_features(&repo) {
         Err(no_ledger) => build_report::blocked(
             vec![*no_ledger],
             scope,
             groups,
             "blocked: no specs/<feature>/requirements.json",
         ),
-        Ok(items) => build_report::judged(items, scope, groups),
+        Ok((mut items, features)) => {
+            if options.depth == Depth::Deep {
+                items.extend(crate::deep::deep_findings(&repo, &features));
+            }
+            build_report::judged(items, scope, groups)
+        }
     }
 }

@@ -211,7 +211,7 @@ impl Golden {
             feature("receipts/tests/unit.json"),
             pretty(
                 &json!({"schema_version": 1, "git_tree": "{{source-tree}}", "diff_sha256": null,
-                "command": "python -m pytest tests/test_cancel.py -v", "exit_code": 0,
+                "command": "python3 -m pytest tests/test_cancel.py -v", "exit_code": 0,
                 "log_file": "evidence/unit.log",
                 "log_sha256": format!("sha256:{{{{sha256:{}}}}}", feature("evidence/unit.log")),
                 "obligations": [

@@ -54,11 +54,18 @@ fn toolchain_grants(var: &str, home: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The caller's `PATH`.
+/// The caller's `PATH`, without the folders of a version manager's shims (a `PATH` entry whose
+/// last component is `shims`: pyenv, rbenv, nodenv, asdf, mise). A shim is a script that asks the
+/// manager which version to run, from folders the sandbox does not let it read, so it cannot run
+/// there; without it the same name is the system's interpreter (`/usr/bin/python3`).
 pub(crate) fn caller_path() -> OsString {
-    std::env::var_os("PATH")
+    let path = std::env::var_os("PATH")
         .filter(|p| !p.is_empty())
-        .unwrap_or_else(|| DEFAULT_PATH.into())
+        .unwrap_or_else(|| DEFAULT_PATH.into());
+    let kept: Vec<std::path::PathBuf> = std::env::split_paths(&path)
+        .filter(|dir| dir.file_name().is_none_or(|name| name != "shims"))
+        .collect();
+    std::env::join_paths(kept).unwrap_or(path)
 }
 
 impl Room {

@@ -49,6 +49,14 @@ impl SuiteRun {
     pub fn timed_out(&self) -> bool {
         self.record.timed_out
     }
+
+    /// A run of `command` that did not start, for `why`.
+    pub fn not_started(command: &SuiteCommand, why: String) -> SuiteRun {
+        SuiteRun {
+            record: not_started(&command.argv, why),
+            parsed: Parsed::default(),
+        }
+    }
 }
 
 /// Runs `command` in `dir` under `timeout` ([`run_with`] with default options).

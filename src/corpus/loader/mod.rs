@@ -69,6 +69,7 @@ fn load_with(dir: &Path, build: Build<'static>) -> Result<Corpus, Vec<Error>> {
             fixtures,
             slim,
             unviable_mutants: Vec::new(),
+            dir: dir.to_path_buf(),
         })
     } else {
         Err(errors)

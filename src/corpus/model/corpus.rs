@@ -184,6 +184,8 @@ pub struct Corpus {
     /// Generated mutants that could not be made (docs/MUTATION.md), sorted by id: not fixtures,
     /// but a run that generated them records how many its selection holds.
     pub unviable_mutants: Vec<UnviableMutant>,
+    /// The fixtures folder it was loaded from (where the semantic tier's validation record is).
+    pub dir: std::path::PathBuf,
 }
 
 /// A generated mutant that is not a fixture: what a scenario's selection reads of it, and why.

@@ -243,8 +243,60 @@ pub fn explain(corpus: &Corpus, id: &str, last: Option<(&str, &RunResults)>) -> 
     }
     plants(&mut out, corpus, fixture)?;
     expectation(&mut out, fixture);
+    evidence(&mut out, corpus, fixture)?;
     last_run(&mut out, id, last);
     Ok(out)
+}
+
+/// A semantic mutant's ground truth as its validation recorded it: the status and every run that
+/// proved it (command, exit code, failing and not-run tests, the tree it ran on).
+fn evidence(out: &mut String, corpus: &Corpus, fixture: &Fixture) -> Result<()> {
+    if fixture.tier != crate::corpus::taxonomy::Tier::Semantic {
+        return Ok(());
+    }
+    let Some(record) = crate::mutate::semantic::record::Record::load(&corpus.dir)? else {
+        return Ok(());
+    };
+    let Some(entry) = record.get(&fixture.id) else {
+        return Ok(());
+    };
+    let _ = writeln!(
+        out,
+        "  proved by running the golden's suite: {}",
+        entry.status.as_str()
+    );
+    if let Some(with) = &entry.with {
+        let _ = writeln!(out, "    with the code mutant {with}");
+    }
+    for run in &entry.runs {
+        let exit = run.exit_code.map_or("none".to_owned(), |c| c.to_string());
+        let _ = writeln!(
+            out,
+            "    {}: `{}` on tree {}",
+            run.role,
+            run.command.join(" "),
+            run.tree
+        );
+        let _ = writeln!(
+            out,
+            "      exit {exit}{}; {} passed; failing: {}",
+            if run.timed_out { " (timed out)" } else { "" },
+            run.passed,
+            if run.failing.is_empty() {
+                "none".to_owned()
+            } else {
+                run.failing.join(", ")
+            }
+        );
+        if !run.not_run.is_empty() {
+            let _ = writeln!(
+                out,
+                "      not run (skipped, xfail, todo): {}",
+                run.not_run.join(", ")
+            );
+        }
+    }
+    Ok(())
 }
 
 fn corpus_dir(corpus: &Corpus) -> std::path::PathBuf {

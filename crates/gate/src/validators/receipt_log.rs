@@ -21,6 +21,9 @@ pub struct LogResults {
     pub passed: Vec<String>,
     /// Test names reported failed (or errored).
     pub failed: Vec<String>,
+    /// Test names reported collected but not passed: skipped, ignored, expected to fail (xfail,
+    /// and an xfail test that passed: its failure would not have counted), to-do. Never a pass.
+    pub not_run: Vec<String>,
     /// The totals of the summary lines, summed over every summary (`None`: no summary).
     pub summary_passed: Option<u64>,
     pub summary_failed: Option<u64>,
@@ -31,6 +34,7 @@ impl LogResults {
     pub fn recognised(&self) -> bool {
         !self.passed.is_empty()
             || !self.failed.is_empty()
+            || !self.not_run.is_empty()
             || self.summary_passed.is_some()
             || self.summary_failed.is_some()
     }
@@ -57,7 +61,7 @@ fn patterns() -> &'static Patterns {
         cargo_line: Regex::new(r"^test (\S+) \.\.\. (ok|FAILED|ignored)\s*$").expect("regex"),
         cargo_summary: Regex::new(r"^test result: \w+\. (\d+) passed; (\d+) failed")
             .expect("regex"),
-        tap_line: Regex::new(r"^(not ok|ok) \d+ - (.+?)(?:\s+#.*)?$").expect("regex"),
+        tap_line: Regex::new(r"^(not ok|ok) \d+ - (.+?)(?:\s+#\s*(\S+)?.*)?$").expect("regex"),
         tap_total: Regex::new(r"^# (pass|fail) (\d+)\s*$").expect("regex"),
     })
 }
@@ -72,9 +76,9 @@ pub fn parse_log(text: &str) -> LogResults {
         if let Some(captures) = patterns.pytest_line.captures(line) {
             let name = captures[1].to_owned();
             match &captures[2] {
-                "PASSED" | "XPASS" => results.passed.push(name),
+                "PASSED" => results.passed.push(name),
                 "FAILED" | "ERROR" => results.failed.push(name),
-                _ => {}
+                _ => results.not_run.push(name),
             }
         } else if patterns.pytest_summary.is_match(line) {
             let mut passed = 0;
@@ -94,7 +98,7 @@ pub fn parse_log(text: &str) -> LogResults {
             match &captures[2] {
                 "ok" => results.passed.push(name),
                 "FAILED" => results.failed.push(name),
-                _ => {}
+                _ => results.not_run.push(name),
             }
         } else if let Some(captures) = patterns.cargo_summary.captures(line) {
             add(
@@ -106,9 +110,14 @@ pub fn parse_log(text: &str) -> LogResults {
                 captures[2].parse().unwrap_or(0),
             );
         } else if let Some(captures) = patterns.tap_line.captures(line) {
-            // Only top-level TAP lines: node indents subtests.
+            // Only top-level TAP lines: node indents subtests. A `# SKIP` or `# TODO` directive
+            // (any case) makes the line no pass, whether `ok` or `not ok`: TAP counts a to-do
+            // test's failure as no failure, and a skipped test never ran.
             let name = captures[2].to_owned();
-            if &captures[1] == "ok" {
+            let directive = captures.get(3).map(|d| d.as_str().to_ascii_uppercase());
+            if matches!(directive.as_deref(), Some("SKIP" | "TODO")) {
+                results.not_run.push(name);
+            } else if &captures[1] == "ok" {
                 results.passed.push(name);
             } else {
                 results.failed.push(name);
@@ -248,8 +257,14 @@ fn claimed_tests(
             let passed = results.passed.iter().any(|name| names_match(name, claimed));
             if !passed {
                 let failed = results.failed.iter().any(|name| names_match(name, claimed));
+                let not_run = results
+                    .not_run
+                    .iter()
+                    .any(|name| names_match(name, claimed));
                 let why = if failed {
                     "records it failed"
+                } else if not_run {
+                    "records it skipped, ignored, expected to fail or to-do, which is no pass"
                 } else {
                     "never reports it passed"
                 };
@@ -333,6 +348,29 @@ mod tests {
         assert_eq!(results.failed, ["refunds"]);
         assert_eq!(results.summary_passed, Some(1));
         assert_eq!(results.summary_failed, Some(1));
+    }
+
+    #[test]
+    fn skipped_todo_and_expected_failures_are_never_passes() {
+        // node's TAP, as `node --test` prints it for `{ skip: true }`, `test.todo` and `{ todo }`.
+        let tap = "ok 1 - passes\nok 2 - skipped # SKIP\nnot ok 3 - todo fails # TODO\nok 4 - todo passes # todo later\n# pass 1\n";
+        let results = parse_log(tap);
+        assert_eq!(results.passed, ["passes"]);
+        assert!(results.failed.is_empty());
+        assert_eq!(results.not_run, ["skipped", "todo fails", "todo passes"]);
+        let pytest = "tests/t.py::test_a PASSED\ntests/t.py::test_b SKIPPED (flaky)\ntests/t.py::test_c XFAIL\ntests/t.py::test_d XPASS\n";
+        let results = parse_log(pytest);
+        assert_eq!(results.passed, ["tests/t.py::test_a"]);
+        assert_eq!(
+            results.not_run,
+            [
+                "tests/t.py::test_b",
+                "tests/t.py::test_c",
+                "tests/t.py::test_d"
+            ]
+        );
+        let cargo = "test a ... ok\ntest b ... ignored\n";
+        assert_eq!(parse_log(cargo).not_run, ["b"]);
     }
 
     #[test]

@@ -226,8 +226,55 @@ pub fn requirement_code_closure(ctx: &Context, feature: &FeatureLedger) -> Vec<G
     findings
 }
 
+/// Whether a `path::TEST_ID` test ref in a language the gate parses (Python, JavaScript, Rust)
+/// names a test its framework collects and runs: read with the language's parser
+/// (`gatebench-lang`), so a test commented out or named in a string is no test, and one marked
+/// skipped, ignored, expected to fail or to-do is not run. Any other ref holds here (the plain
+/// check above speaks for it).
+fn check_live_test(repo: &RepoView, test_ref: &str) -> Result<(), (crate::check::Rule, String)> {
+    let reference = parse_reference(test_ref);
+    let Target::Symbol(name) = &reference.target else {
+        return Ok(());
+    };
+    let path = reference.path.strip_prefix("./").unwrap_or(&reference.path);
+    let Some(lang) = gatebench_lang::Lang::of_path(path) else {
+        return Ok(());
+    };
+    let Some(text) = repo
+        .read(path)
+        .and_then(|b| String::from_utf8(b.into_owned()).ok())
+    else {
+        return Ok(());
+    };
+    let Ok(tests) = gatebench_lang::tests(lang, &text) else {
+        return Ok(());
+    };
+    match tests.iter().find(|t| &t.name == name) {
+        Some(t) => match &t.status {
+            gatebench_lang::TestStatus::Live => Ok(()),
+            gatebench_lang::TestStatus::Skipped(mark) => Err((
+                obligation_test_closure::NOT_RUN,
+                format!("the test is marked `{mark}`: it is collected and never run"),
+            )),
+            gatebench_lang::TestStatus::ExpectedFailure(mark) => Err((
+                obligation_test_closure::NOT_RUN,
+                format!("the test is marked `{mark}`: its failure does not fail the suite"),
+            )),
+        },
+        None => Err((
+            obligation_test_closure::BROKEN,
+            format!(
+                "{path} defines no test `{name}` that its framework would collect (read with the \
+                 {} parser: a name in a comment or a string, or a function that is not a test, \
+                 is not one)",
+                lang.as_str()
+            ),
+        )),
+    }
+}
+
 /// `obligation-test-closure`: every live obligation names at least one test ref, and every test
-/// ref names a test that exists in the work tree.
+/// ref names a test that exists in the work tree and runs.
 pub fn obligation_test_closure(ctx: &Context, feature: &FeatureLedger) -> Vec<GateFinding> {
     let Some(requirements) = &feature.requirements else {
         return Vec::new();
@@ -252,10 +299,13 @@ pub fn obligation_test_closure(ctx: &Context, feature: &FeatureLedger) -> Vec<Ga
             );
         }
         for test_ref in &obligation.test_refs {
-            if let Err(why) = check_reference(ctx.repo, test_ref, false) {
+            let held = check_reference(ctx.repo, test_ref, false)
+                .map_err(|why| (obligation_test_closure::BROKEN, why))
+                .and_then(|()| check_live_test(ctx.repo, test_ref));
+            if let Err((rule, why)) = held {
                 findings.push(
                     GateFinding::new(
-                        obligation_test_closure::BROKEN,
+                        rule,
                         format!("test ref {test_ref} of {} does not hold", obligation.id),
                         format!(
                             "{} of {} names test `{test_ref}`, but {why}. Point the ref at the \

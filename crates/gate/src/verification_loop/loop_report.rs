@@ -247,7 +247,10 @@ pub fn build(
         overall,
         None,
         items,
-        build_report::scope_of(repo, &options.base_ref),
+        gatebench_report::Scope {
+            depth: options.depth.as_str().to_owned(),
+            ..build_report::scope_of(repo, &options.base_ref)
+        },
         triage,
         skills,
     );
@@ -285,7 +288,10 @@ fn nothing_run(
         OverallResult::Blocked,
         None,
         items,
-        build_report::scope_of(repo, &options.base_ref),
+        gatebench_report::Scope {
+            depth: options.depth.as_str().to_owned(),
+            ..build_report::scope_of(repo, &options.base_ref)
+        },
         triage,
         skills,
     )

@@ -11,7 +11,7 @@ use std::time::SystemTime;
 
 use crate::check::rules::*;
 use crate::finding::GateFinding;
-use crate::loom::loom_findings;
+use crate::loom::loom_findings_of_features;
 use crate::repo::{changes_between, RepoView};
 use crate::verification_loop::delivery;
 use crate::verification_loop::dimensions::{self, CommandContext, DimensionOutcome, MAX_ITEMS};
@@ -489,8 +489,8 @@ fn concluded(state: VerificationState, note: String) -> RoundResult {
     }
 }
 
-/// V4: the Loom validators (and skein-check when a PRD is declared) on the work tree as it is now
-/// (the commands before it may have written files).
+/// V4: the Loom validators (and skein-check when a PRD is declared; in deep mode the deep checks)
+/// on the work tree as it is now (the commands before it may have written files).
 fn alignment(
     repo_dir: &Path,
     options: &GateOptions,
@@ -518,10 +518,19 @@ fn alignment(
             );
         }
     };
-    let (mut findings, loom_notes, loom_blocked) = match loom_findings(&repo) {
-        Ok(items) => {
+    let (mut findings, loom_notes, loom_blocked) = match loom_findings_of_features(&repo) {
+        Ok((mut items, features)) => {
+            // Deep mode runs the receipts' tests again and red-green per obligation here too.
+            if options.depth == crate::options::Depth::Deep {
+                items.extend(crate::deep::deep_findings(&repo, &features));
+            }
             let notes = format!(
-                "loom validators: {} finding(s) over every feature ledger",
+                "loom validators{}: {} finding(s) over every feature ledger",
+                if options.depth == crate::options::Depth::Deep {
+                    " and deep checks"
+                } else {
+                    ""
+                },
                 items.len()
             );
             (items, notes, false)
