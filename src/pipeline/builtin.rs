@@ -43,8 +43,9 @@ pub fn taxonomy_mapping_markdown() -> String {
     let count = |group| Check::in_group(group).count();
     let mut out = format!(
         "{}\n\n{} checks and {} rules: {} validators ({} required by [the Loom plan](CONCEPTS.md#loom-required-validators), {} on the \
-         detail ledger, {} on the pipeline configuration, {} independent recomputations) and {} \
-         checks of the verification loop, the delivery-documents gate and skein-check.\n\n\
+         detail ledger, {} on the pipeline configuration, {} independent recomputations, {} of deep \
+         mode that run the tests) and {} checks of the verification loop, the delivery-documents \
+         gate and skein-check.\n\n\
          | check | group | severity | class | rules: `rule` → kind |\n|---|---|---|---|---|\n",
         TAXONOMY_MAPPING_MARKERS.0,
         Check::iter().count(),
@@ -54,6 +55,7 @@ pub fn taxonomy_mapping_markdown() -> String {
         count(Group::Ledger),
         count(Group::Pipeline),
         count(Group::Independent),
+        count(Group::Deep),
         count(Group::Loop),
     );
     for check in Check::iter() {

@@ -311,7 +311,8 @@ fn check_keys_of(
                 .map(|p| p.keys().cloned().collect())
                 .unwrap_or_default()
         }
-        Some(PipelineKind::Builtin | PipelineKind::Legacy) | None => Vec::new(),
+        Some(PipelineKind::Builtin) => vec!["depth".to_owned()],
+        Some(PipelineKind::Legacy) | None => Vec::new(),
     };
     for key in pipeline.keys() {
         let Some(key) = key.as_str() else { continue };
