@@ -344,3 +344,56 @@ fn the_tests_pass_gate_catches_loud_mutants_and_passes_silent_ones() {
         "{outcomes:?}"
     );
 }
+
+/// Every bundled golden declares its test suite, and it passes on the golden in the sandbox:
+/// what every semantic mutant's ground truth starts from (the validation's baseline).
+#[test]
+fn every_bundled_golden_suite_passes_in_the_sandbox() {
+    let fixtures = common::root().join("fixtures");
+    let corpus = corpus::load(&fixtures).unwrap_or_else(|e| panic!("{e:?}"));
+    let goldens: Vec<_> = corpus.fixtures.iter().filter(|f| f.is_golden()).collect();
+    assert_eq!(goldens.len(), 6);
+    let runs = Runs::new(None);
+    for golden in goldens {
+        let suite = validate::Suite::of(golden).unwrap_or_else(|e| panic!("{e}"));
+        let files = golden.in_memory().unwrap().final_files().clone();
+        let run = runs.run(&files, &suite.command, &suite.toolchain, suite.declared);
+        assert!(run.green(), "{}: {}", golden.id, run.summary());
+        assert!(run.passed.len() >= 7, "{}: {:?}", golden.id, run.passed);
+    }
+}
+
+/// `explain` on a semantic mutant shows how its ground truth was proved.
+#[test]
+fn explain_shows_a_semantic_mutants_evidence() {
+    let record = Record::load(&common::root().join("fixtures"))
+        .unwrap()
+        .unwrap();
+    let silent = record
+        .mutants
+        .iter()
+        .find(|m| m.status == Status::Silent && m.operator == "skip-test")
+        .expect("a silent skip-test mutant");
+    let out = common::gatebench(
+        &["explain", &silent.id, "--reports-dir", "/nonexistent"],
+        common::root(),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("proved by running the golden's suite: silent"),
+        "{}",
+        out.stdout
+    );
+    let with = silent.with.as_deref().unwrap();
+    assert!(
+        out.stdout.contains(&format!("with the code mutant {with}")),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("not run (skipped, xfail, todo)"),
+        "{}",
+        out.stdout
+    );
+}
