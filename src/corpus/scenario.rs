@@ -178,45 +178,9 @@ impl PipelineSpec {
     }
 }
 
-/// How far the reference gate goes: `light` reads, `deep` also runs the tests.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    Deserialize,
-    Serialize,
-    JsonSchema,
-    strum::IntoStaticStr,
-)]
-#[serde(rename_all = "lowercase")]
-#[strum(serialize_all = "lowercase")]
-pub enum Depth {
-    #[default]
-    Light,
-    Deep,
-}
-
-impl Depth {
-    pub fn is_light(&self) -> bool {
-        *self == Depth::Light
-    }
-
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-
-    /// The gate's own form.
-    pub fn gate(self) -> gatebench_gate::Depth {
-        match self {
-            Depth::Light => gatebench_gate::Depth::Light,
-            Depth::Deep => gatebench_gate::Depth::Deep,
-        }
-    }
-}
+/// How far the reference gate goes: `light` reads, `deep` also runs the tests (the gate's own
+/// type).
+pub use gatebench_gate::Depth;
 
 /// The name of the reference gate in deep mode, as results carry it (light: `builtin`).
 pub const BUILTIN_DEEP: &str = "builtin:deep";

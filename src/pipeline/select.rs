@@ -21,7 +21,7 @@ pub fn from_spec(spec: &PipelineSpec, scenario_dir: &Path) -> Box<dyn Pipeline> 
             },
             gate: gatebench_gate::run_gate,
             kinds: gate_kind_rules(),
-            depth: depth.gate(),
+            depth: *depth,
         }),
         PipelineSpec::Legacy => Box::new(InProcess {
             name: "legacy",

@@ -23,10 +23,23 @@ pub struct GateOptions {
     pub depth: Depth,
 }
 
-/// How far the gate goes (docs/CONCEPTS.md#verify-report-v1: `scope.depth`).
+/// How far the gate goes (docs/CONCEPTS.md#verify-report-v1: `scope.depth`); a scenario's
+/// `depth:` of the built-in pipeline.
 #[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::EnumString,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+    strum::IntoStaticStr,
+    strum::EnumString,
 )]
+#[serde(rename_all = "lowercase")]
 #[strum(serialize_all = "lowercase")]
 pub enum Depth {
     /// Reads only: fast, nothing runs but the verification loop's declared commands.
@@ -39,6 +52,11 @@ pub enum Depth {
 impl Depth {
     pub fn as_str(self) -> &'static str {
         self.into()
+    }
+
+    /// Whether it is the default, `light` (a scenario leaves it out).
+    pub fn is_light(&self) -> bool {
+        *self == Depth::Light
     }
 }
 

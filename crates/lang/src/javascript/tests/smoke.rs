@@ -1,83 +1,14 @@
 //! A smoke test over a golden's real files (fixtures/envload-apply: head/src/apply.js and
-//! head/test/apply.test.js, copied as they are): the sites of every operator and a few exact
+//! head/test/apply.test.js, read at compile time): the sites of every operator and a few exact
 //! mutants.
 
 use super::{mutated, sites};
 use crate::{apply, Lang, Operator, TestStatus};
 
-const APPLY_JS: &str = r#"// Loads the entries of a dotenv-style text into an environment object: all of them or none.
+const APPLY_JS: &str = include_str!("../../../../../fixtures/envload-apply/head/src/apply.js");
 
-import { parse } from './parse.js';
-
-// Returns the keys it set, in file order. Keys already present in `env` are kept unless
-// `override` is true; a key whose value would not change is not set again.
-export function apply(text, env, { override = false } = {}) {
-  const entries = parse(text);
-  const changes = Object.keys(entries).filter((key) => {
-    if (Object.hasOwn(env, key) && !override) return false;
-    return env[key] !== entries[key];
-  });
-  const written = [];
-  try {
-    for (const key of changes) {
-      const before = [key, Object.hasOwn(env, key), env[key]];
-      env[key] = entries[key];
-      written.push(before);
-    }
-  } catch (error) {
-    for (const [key, existed, previous] of written.reverse()) {
-      if (existed) env[key] = previous;
-      else delete env[key];
-    }
-    throw error;
-  }
-  return changes;
-}
-"#;
-
-const APPLY_TEST_JS: &str = r#"import assert from 'node:assert/strict';
-import { test } from 'node:test';
-
-import { apply, EnvSyntaxError } from '../src/index.js';
-
-test('apply sets every new key and returns them in file order', () => {
-  const env = { HOME: '/home/dev' };
-  assert.deepEqual(apply('PORT=8080\nHOST=localhost\n', env), ['PORT', 'HOST']);
-  assert.deepEqual(env, { HOME: '/home/dev', PORT: '8080', HOST: 'localhost' });
-});
-
-test('a syntax error leaves the environment untouched', () => {
-  const env = { HOME: '/home/dev' };
-  assert.throws(() => apply('PORT=8080\nHOST=localhost\nbroken line\n', env), EnvSyntaxError);
-  assert.deepEqual(env, { HOME: '/home/dev' });
-});
-
-test('a failed write rolls back the keys already set', () => {
-  const env = { HOST: 'old-host' };
-  Object.defineProperty(env, 'LOCKED', { value: 'kept', enumerable: true, writable: false });
-  assert.throws(() => apply('PORT=8080\nHOST=new-host\nLOCKED=changed\n', env, { override: true }), TypeError);
-  assert.deepEqual({ ...env }, { HOST: 'old-host', LOCKED: 'kept' });
-  assert.equal(Object.hasOwn(env, 'PORT'), false);
-});
-
-test('applying the same text twice changes nothing the second time', () => {
-  const env = {};
-  const text = 'PORT=8080\nHOST=localhost\n';
-  assert.deepEqual(apply(text, env), ['PORT', 'HOST']);
-  const once = { ...env };
-  assert.deepEqual(apply(text, env), []);
-  assert.deepEqual(apply(text, env, { override: true }), []);
-  assert.deepEqual(env, once);
-});
-
-test('existing keys are kept unless override is set', () => {
-  const env = { PORT: '3000' };
-  assert.deepEqual(apply('PORT=8080\n', env), []);
-  assert.equal(env.PORT, '3000');
-  assert.deepEqual(apply('PORT=8080\n', env, { override: true }), ['PORT']);
-  assert.equal(env.PORT, '8080');
-});
-"#;
+const APPLY_TEST_JS: &str =
+    include_str!("../../../../../fixtures/envload-apply/head/test/apply.test.js");
 
 /// The number of sites of every operator in `src`, by operator name.
 fn counts(src: &str) -> Vec<(&'static str, usize)> {
