@@ -50,10 +50,10 @@ pub fn run(args: MutateArgs) -> CmdResult {
     }
     let planted = record.mutants.iter().filter(|m| m.status.planted()).count();
     outln!(
-        "{} candidates of {} goldens: {planted} planted; {} suite runs executed, {} from the cache, in {:.1} s \
+        "{} candidates of {} golden(s) validated (the record plants {planted}); {} suite runs executed, {} from the cache, in {:.1} s \
          ({:.1} candidates/s; the suites' own time {:.1} s over {jobs} jobs)",
         tally.candidates,
-        record.goldens.len(),
+        tally.goldens,
         tally.executed,
         tally.cached,
         wall.as_secs_f64(),

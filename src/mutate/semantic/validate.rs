@@ -69,6 +69,8 @@ pub fn mutant_timeout(baseline_ms: u64, declared: Duration) -> Duration {
 /// What a validation did, for its report.
 #[derive(Debug, Default)]
 pub struct Tally {
+    /// Goldens validated.
+    pub goldens: usize,
     pub candidates: usize,
     pub executed: usize,
     pub cached: usize,
@@ -118,6 +120,7 @@ pub fn validate(
         let timeout = mutant_timeout(baseline.duration_ms, suite.declared);
         let candidates = candidate::candidates(&ledger);
         tally.candidates += candidates.len();
+        tally.goldens += 1;
         entries.extend(validate_golden(
             &ledger, &suite, timeout, candidates, runs, progress,
         ));
