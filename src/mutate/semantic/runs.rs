@@ -42,8 +42,8 @@ pub struct Observed {
     /// Collected and not run, or run with a result that does not count: skipped, xfail (failed or
     /// passed), todo.
     pub not_run: Vec<String>,
-    /// Not part of the ground truth (it varies): what the run cost.
-    #[serde(default, skip_serializing)]
+    /// Not part of the ground truth (it varies, and the record leaves it out): what the run cost.
+    #[serde(default)]
     pub duration_ms: u64,
 }
 
@@ -93,7 +93,6 @@ struct Entry {
     format: u32,
     key: String,
     observed: Observed,
-    duration_ms: u64,
 }
 
 /// Runs suites, through the cache when it has a folder.
@@ -253,11 +252,7 @@ impl Runs {
         let path = self.cache.as_ref()?.join(format!("{key}.json"));
         let bytes = crate::input::read(&path, 1 << 20, crate::input::Links::Refuse).ok()?;
         let entry: Entry = serde_json::from_slice(&bytes).ok()?;
-        (entry.format == FORMAT && entry.key == key).then(|| {
-            let mut o = entry.observed;
-            o.duration_ms = entry.duration_ms;
-            o
-        })
+        (entry.format == FORMAT && entry.key == key).then_some(entry.observed)
     }
 
     fn store(&self, key: &str, observed: &Observed) {
@@ -266,7 +261,6 @@ impl Runs {
             format: FORMAT,
             key: key.to_owned(),
             observed: observed.clone(),
-            duration_ms: observed.duration_ms,
         };
         // A cache that cannot be written only costs a re-run.
         let _ = std::fs::create_dir_all(dir)
