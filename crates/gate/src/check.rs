@@ -272,8 +272,8 @@ registry! {
         NOT_RUN = "claimed-pass-not-run" => "test-not-verifying",
         NOT_RUNNABLE = "command-not-runnable" => "verification-not-runnable",
     }
-    /// An obligation's cited code neutralized in a copy of the work tree, its tests still pass:
-    /// they cannot fail for it.
+    /// An obligation's cited code neutralized in a copy of the work tree, one of its tests still
+    /// passes: it cannot fail for it.
     RedGreen in red_green: Deep, 9, Coverage {
         SURVIVES = "tests-pass-without-the-code" => "test-not-verifying",
     }

@@ -1,8 +1,9 @@
 //! The semantic tier planted: the candidates of the selected goldens, matched with the committed
 //! validation record (`record.rs`); each `loud` or `silent` entry becomes a mutant fixture (tier
-//! `semantic`, its signal, the changed lines and the obligations as its locus), every other entry
-//! an unviable mutant with its status as the reason. A candidate the record does not hold, or
-//! holds with another key, makes the record stale: an error that says how to refresh it.
+//! `semantic`, its signal, the changed lines and the obligations as its locus: those it touches
+//! and, for a code change, those whose tests its run failed), every other entry an unviable mutant
+//! with its status as the reason. A candidate the record does not hold, or holds with another
+//! key, makes the record stale: an error that says how to refresh it.
 
 use crate::corpus::model::fixture::LayerName;
 use crate::corpus::scenario::MutantSelection;
@@ -74,7 +75,7 @@ pub fn mutants(corpus: &Corpus, selection: &MutantSelection) -> Result<Vec<Mutan
                 stale.push(format!("{} changed since it was validated", c.id));
                 continue;
             }
-            out.push(plant(golden, &c, e));
+            out.push(plant(golden, &ledger, &c, e));
         }
     }
     if let Some(first) = stale.first() {
@@ -107,7 +108,7 @@ fn lying_agents(ledger: &Ledger<'_>, record: &Record, candidates: &[Candidate]) 
         .collect()
 }
 
-fn plant(golden: &Fixture, c: &Candidate, e: &Entry) -> Mutant {
+fn plant(golden: &Fixture, ledger: &Ledger<'_>, c: &Candidate, e: &Entry) -> Mutant {
     let (_, _, site) = mutant::parse_id(&c.id).unwrap_or_default();
     let fixture = if e.status.planted() {
         let signal = if e.status == Status::Loud {
@@ -136,7 +137,11 @@ fn plant(golden: &Fixture, c: &Candidate, e: &Entry) -> Mutant {
                 ],
             );
         }
-        for o in &c.obligations {
+        let mut obligations = c.obligations.clone();
+        obligations.extend(broken_obligations(ledger, c, e));
+        obligations.sort();
+        obligations.dedup();
+        for o in &obligations {
             p = p.at_obligation(o);
         }
         p.tier = Tier::Semantic;
@@ -159,6 +164,32 @@ fn plant(golden: &Fixture, c: &Candidate, e: &Entry) -> Mutant {
         site: site.to_owned(),
         fixture,
     }
+}
+
+/// The obligations a code change was seen breaking: those citing a test that its run failed (a
+/// loud mutant's own run; a lying agent's code mutant alone, whose failing tests it hollowed).
+/// Measured, not inferred: code shared by several behaviours breaks each whose test fails, though
+/// only one obligation may cite it.
+fn broken_obligations(ledger: &Ledger<'_>, c: &Candidate, e: &Entry) -> Vec<String> {
+    let run = match (e.status, e.runs.first()) {
+        (Status::Loud, Some(run)) if c.family == gatebench_lang::OperatorFamily::Code => run,
+        (Status::Silent, Some(run)) if c.operator == LYING_AGENT => run,
+        _ => return Vec::new(),
+    };
+    ledger
+        .obligations()
+        .into_iter()
+        .filter(|o| {
+            o.test_refs.iter().any(|r| {
+                candidate::test_ref(r).is_some_and(|(path, name)| {
+                    run.failing
+                        .iter()
+                        .any(|id| validate::names_test(id, path, name))
+                })
+            })
+        })
+        .map(|o| o.id)
+        .collect()
 }
 
 /// Why an entry is not planted, from its last run.

@@ -1,13 +1,14 @@
-//! `red-green`: an obligation's tests must be able to fail. For each live obligation with code
-//! refs and test refs, each cited piece of code is neutralized in the work copy (the cited
-//! statements deleted, or a cited whole function stubbed, in its language's idiom:
-//! `gatebench-lang`) and only the obligation's tests run: if they all still pass, deleting the code
-//! did not matter to them. Cited lines may be redundant (a guard another line also enforces), so
-//! the function that holds them is then given a quiet default body (`return None`, `return;`,
-//! `Default::default()`: never a raise, which fails even a test that asserts nothing); if the
-//! tests pass even so, they cannot tell the obligation's code from no code at all: a finding at
-//! each test ref and the obligation. An obligation with forbidden effects must also have a test
-//! with a negative assertion (docs/CONCEPTS.md#loom-omission-hunter), read with the parser.
+//! `red-green`: an obligation's tests must be able to fail, each of them, and its cited code must
+//! matter to them. For each live obligation with code refs and test refs, each cited piece of code
+//! is neutralized in the work copy, quietly and in its language's idiom (`gatebench-lang`): a
+//! cited whole function given a default body (`return None`, `return;`, `Default::default()`),
+//! cited statements deleted; never a raise, which fails even a test that asserts nothing but calls
+//! the code. Only the obligation's tests run. A test that passes whichever cited code is
+//! neutralized cannot tell the obligation's code from no code: a finding at that test. Cited code
+//! without which every test still passes is not verified by them: a finding at the obligation.
+//! Each test is judged on its own, so a hollow test does not hide behind a sibling that fails. A
+//! run that does not build or finish judges nothing: then the function holding the cited lines is
+//! given a default body instead.
 
 use std::time::Duration;
 
@@ -28,7 +29,9 @@ fn timeout_of(first_ms: u64) -> Duration {
     Duration::from_millis(first_ms.saturating_mul(5)).max(Duration::from_secs(20))
 }
 
-/// The red-green findings of `feature`: one at most per obligation, at its first test ref.
+/// The red-green findings of `feature`: one at each obligation test that passes whichever cited
+/// code is neutralized, and one for each cited piece of code without which every test of the
+/// obligation still passes.
 pub fn findings(
     runner: &mut Runner,
     feature: &FeatureLedger,
@@ -54,16 +57,17 @@ pub fn findings(
         let Some(framework) = ran.run.parsed.framework else {
             continue;
         };
-        // The obligation's tests as its command reports them; each must have passed (the rerun
-        // check speaks for one that did not).
+        // The obligation's tests as its command reports them, those that passed (the rerun check
+        // speaks for one that did not).
         let mine: Vec<&TestOutcome> = ran
             .run
             .parsed
             .tests
             .iter()
+            .filter(|t| t.result == Ran::Passed)
             .filter(|t| obligation.test_refs.iter().any(|r| names(&t.id, r)))
             .collect();
-        if mine.is_empty() || mine.iter().any(|t| t.result != Ran::Passed) {
+        if mine.is_empty() {
             continue;
         }
         let Ok(narrowed) = ran.command.only(framework, &mine) else {
@@ -74,36 +78,86 @@ pub fn findings(
             tests: &mine,
             timeout: timeout_of(ran.run.record.duration_ms),
         };
-        let survivor = obligation.code_refs.iter().find_map(|code_ref| {
-            survives_without(runner, &trial, code_ref).map(|how| (code_ref, how))
-        });
-        let Some((code_ref, how)) = survivor else {
-            continue;
+        let judged: Vec<(&String, Option<Judged>)> = obligation
+            .code_refs
+            .iter()
+            .map(|code_ref| {
+                let forms = neutralizations(runner, code_ref);
+                (code_ref, judge(runner, &trial, &forms))
+            })
+            .collect();
+        let at = |runner: &Runner, test_ref: &str| {
+            let (path, line) = test_place(runner, test_ref);
+            move |f: GateFinding| {
+                f.at(path, line)
+                    .requirement(&requirement.id)
+                    .obligation(&obligation.id)
+            }
         };
-        let tests: Vec<&str> = mine.iter().map(|t| t.id.as_str()).collect();
-        let (test_path, test_line) = test_place(runner, &obligation.test_refs[0]);
-        findings.push(
-            GateFinding::new(
+        // Each test must fail for some cited code.
+        let ran: Vec<&Judged> = judged.iter().filter_map(|(_, j)| j.as_ref()).collect();
+        let hollow: Vec<usize> = (0..mine.len())
+            .filter(|&i| !ran.is_empty() && ran.iter().all(|j| !j.failed[i]))
+            .collect();
+        for &i in &hollow {
+            let test_ref = ref_of(obligation, mine[i]);
+            let how: Vec<&str> = ran.iter().map(|j| j.how.as_str()).collect();
+            findings.push(at(runner, test_ref)(GateFinding::new(
+                red_green::SURVIVES,
+                format!(
+                    "{test_ref} passes with the code of {} neutralized",
+                    obligation.id
+                ),
+                format!(
+                    "{} cites {} and tests it with {test_ref}. With the cited code neutralized in \
+                     a copy of the work tree ({}), that test still passes: it cannot tell the \
+                     obligation's code from no code, so it does not verify it (a test that \
+                     asserts nothing, is skipped, or checks something else).",
+                    obligation.id,
+                    obligation.code_refs.join(", "),
+                    how.join("; ")
+                ),
+            )));
+        }
+        // Each cited piece of code must be missed by some test (unless every test is hollow,
+        // which says it already).
+        if hollow.len() == mine.len() {
+            continue;
+        }
+        for (code_ref, j) in &judged {
+            let Some(j) = j else { continue };
+            if j.failed.iter().any(|f| *f) {
+                continue;
+            }
+            let test_ref = ref_of(obligation, mine[0]);
+            let tests: Vec<&str> = mine.iter().map(|t| t.id.as_str()).collect();
+            findings.push(at(runner, test_ref)(GateFinding::new(
                 red_green::SURVIVES,
                 format!(
                     "the tests of {} pass with {code_ref} neutralized",
                     obligation.id
                 ),
                 format!(
-                    "{} cites {code_ref} and tests {}. With that code neutralized in a copy of the \
-                     work tree ({how}), the tests still pass: they cannot tell the obligation's \
-                     code from no code, so they do not verify it (a test that asserts nothing, is \
-                     skipped, or checks something else).",
+                    "{} cites {code_ref} and tests {}. With that code neutralized in a copy of \
+                     the work tree ({}), every one of them still passes: none verifies that \
+                     code, so the obligation's tests do not cover what it cites.",
                     obligation.id,
-                    tests.join(", ")
+                    tests.join(", "),
+                    j.how
                 ),
-            )
-            .at(test_path, test_line)
-            .requirement(&requirement.id)
-            .obligation(&obligation.id),
-        );
+            )));
+        }
     }
     findings
+}
+
+/// The test ref of `obligation` that names `test`, or the test's id.
+fn ref_of<'a>(obligation: &'a crate::ledger::Obligation, test: &'a TestOutcome) -> &'a str {
+    obligation
+        .test_refs
+        .iter()
+        .find(|r| names(&test.id, r))
+        .map_or(test.id.as_str(), String::as_str)
 }
 
 /// An obligation's tests, narrowed, and how long a run of them may take.
@@ -113,14 +167,63 @@ struct Trial<'a> {
     timeout: Duration,
 }
 
-/// How `code_ref` was neutralized when the obligation's tests all still pass without it; `None`
-/// when they fail (they verify it) or it cannot be neutralized (not a line range in a language
-/// the gate parses, no whole statement inside).
-///
-/// Quiet neutralizations only: a raise fails even a test that asserts nothing but calls the code.
-/// The cited statements deleted, then (they may be redundant) the function holding them given a
-/// quiet default body; a cited whole function, only the latter.
-fn survives_without(runner: &mut Runner, trial: &Trial<'_>, code_ref: &str) -> Option<String> {
+/// One cited piece of code with its behaviour removed: the file, its neutralized text, and how.
+struct Neutralized {
+    path: String,
+    text: String,
+    how: String,
+}
+
+/// How one code ref is neutralized: the narrowest form first, and the wider one used only when
+/// the first cannot be judged (it does not build, or there is none).
+struct Neutralizations {
+    first: Option<Neutralized>,
+    fallback: Option<Neutralized>,
+}
+
+/// One code ref's neutralized run: how it was neutralized, and which of the trial's tests failed.
+struct Judged {
+    how: String,
+    failed: Vec<bool>,
+}
+
+/// The run of `forms` that judges the trial's tests: the first form's, or the fallback's when the
+/// first did not run cleanly (build, start, finish in time); `None` when neither did.
+fn judge(runner: &mut Runner, trial: &Trial<'_>, forms: &Neutralizations) -> Option<Judged> {
+    for form in [&forms.first, &forms.fallback].into_iter().flatten() {
+        let run = runner.run(trial.command, Some((&form.path, &form.text)), trial.timeout);
+        if run.timed_out() || run.record.spawn_error.is_some() || run.parsed.build_failed {
+            continue;
+        }
+        let failed = trial
+            .tests
+            .iter()
+            .map(|test| {
+                !run.parsed
+                    .tests
+                    .iter()
+                    .any(|now| now.id == test.id && now.result == Ran::Passed)
+            })
+            .collect();
+        return Some(Judged {
+            how: form.how.clone(),
+            failed,
+        });
+    }
+    None
+}
+
+/// The quiet neutralizations of `code_ref` (a line range in a language the gate parses; never a
+/// raise, which fails even a test that asserts nothing but calls the code). First: the functions
+/// wholly inside the range given a quiet default body (`return None`, `return;`,
+/// `Default::default()`), or, for part of a function, the cited statements deleted. As the
+/// fallback, when that cannot be judged (deleting a statement whose binding later lines use does
+/// not build): the function holding the lines given a quiet default body.
+fn neutralizations(runner: &Runner, code_ref: &str) -> Neutralizations {
+    let none = Neutralizations {
+        first: None,
+        fallback: None,
+    };
     let reference = parse_reference(code_ref);
     let path = reference
         .path
@@ -128,34 +231,89 @@ fn survives_without(runner: &mut Runner, trial: &Trial<'_>, code_ref: &str) -> O
         .unwrap_or(&reference.path)
         .to_owned();
     let Target::Lines(a, b) = reference.target else {
-        return None;
+        return none;
     };
-    let lines = [u32::try_from(a).ok()?, u32::try_from(b).ok()?];
-    let lang = Lang::of_path(&path)?;
-    let source = String::from_utf8(runner.original(&path)?.to_vec()).ok()?;
-    let neutral = gatebench_lang::neutralize(lang, &source, lines).ok()??;
-    let mut attempts = Vec::new();
-    if neutral.operator != Operator::StubRaise {
-        attempts.push((
-            gatebench_lang::apply(&source, &neutral.edits),
-            neutral.description.clone(),
-        ));
+    let (Ok(a), Ok(b)) = (u32::try_from(a), u32::try_from(b)) else {
+        return none;
+    };
+    let Some(lang) = Lang::of_path(&path) else {
+        return none;
+    };
+    let Some(source) = runner
+        .original(&path)
+        .and_then(|bytes| String::from_utf8(bytes.to_vec()).ok())
+    else {
+        return none;
+    };
+    let form = |(text, how): (String, String)| Neutralized {
+        path: path.clone(),
+        text,
+        how: format!("{code_ref}: {how}"),
+    };
+    let functions = gatebench_lang::functions(lang, &source).unwrap_or_default();
+    let wholly = outermost_inside(&functions, [a, b]);
+    if !wholly.is_empty() {
+        return Neutralizations {
+            first: quiet_bodies(lang, &source, &wholly).map(form),
+            fallback: None,
+        };
     }
-    attempts.extend(quiet_body(lang, &source, lines));
-    if attempts.is_empty() {
+    let deleted = gatebench_lang::neutralize(lang, &source, [a, b])
+        .ok()
+        .flatten()
+        .filter(|n| n.operator != Operator::StubRaise)
+        .map(|n| (gatebench_lang::apply(&source, &n.edits), n.description));
+    let holder = functions
+        .iter()
+        .filter(|f| f.lines[0] <= a && b <= f.lines[1])
+        .min_by_key(|f| f.lines[1] - f.lines[0]);
+    Neutralizations {
+        first: deleted.map(form),
+        fallback: holder
+            .and_then(|h| quiet_bodies(lang, &source, &[h]))
+            .map(form),
+    }
+}
+
+/// The functions wholly inside `lines` that no other such function holds.
+fn outermost_inside(
+    functions: &[gatebench_lang::Function],
+    lines: [u32; 2],
+) -> Vec<&gatebench_lang::Function> {
+    let inside =
+        |f: &gatebench_lang::Function, [a, b]: [u32; 2]| a <= f.lines[0] && f.lines[1] <= b;
+    functions
+        .iter()
+        .filter(|f| inside(f, lines))
+        .filter(|f| {
+            !functions
+                .iter()
+                .any(|g| g != *f && inside(g, lines) && inside(f, g.lines))
+        })
+        .collect()
+}
+
+/// `source` with each of `chosen` given the language's quiet default body, and what was done;
+/// `None` when none of them has such a form.
+fn quiet_bodies(
+    lang: Lang,
+    source: &str,
+    chosen: &[&gatebench_lang::Function],
+) -> Option<(String, String)> {
+    let stubs = gatebench_lang::mutations(lang, source, Operator::StubDefault).ok()?;
+    let picked: Vec<&gatebench_lang::Mutation> = chosen
+        .iter()
+        .filter_map(|f| stubs.iter().find(|m| m.function == f.qualified))
+        .collect();
+    if picked.is_empty() {
         return None;
     }
-    let verified = attempts.iter().any(|(text, _)| {
-        !survives(
-            &runner.run(trial.command, Some((&path, text)), trial.timeout),
-            trial.tests,
-        )
-    });
-    if verified {
-        return None;
-    }
-    let how: Vec<&str> = attempts.iter().map(|(_, d)| d.as_str()).collect();
-    Some(how.join("; then "))
+    let edits: Vec<gatebench_lang::Edit> = picked
+        .iter()
+        .flat_map(|m| m.edits.iter().cloned())
+        .collect();
+    let how: Vec<&str> = picked.iter().map(|m| m.description.as_str()).collect();
+    Some((gatebench_lang::apply(source, &edits), how.join(", ")))
 }
 
 /// Where a test ref's test is: its file, and the first line of its definition when the parser
@@ -171,35 +329,6 @@ fn test_place(runner: &Runner, test_ref: &str) -> (String, Option<u64>) {
             .map(|t| u64::from(t.lines[0]))
     });
     (path.to_owned(), line)
-}
-
-/// Whether the narrowed run shows every one of the obligation's tests passing still.
-fn survives(run: &gatebench_suite::SuiteRun, mine: &[&TestOutcome]) -> bool {
-    if run.timed_out() || run.record.spawn_error.is_some() || run.parsed.build_failed {
-        return false;
-    }
-    run.record.exit_code == Some(0)
-        && mine.iter().all(|t| {
-            run.parsed
-                .tests
-                .iter()
-                .any(|now| now.id == t.id && now.result == Ran::Passed)
-        })
-}
-
-/// `source` with the innermost function holding `lines` given the language's quiet default body,
-/// and what was done; `None` when no function holds them or it has no such form.
-fn quiet_body(lang: Lang, source: &str, lines: [u32; 2]) -> Option<(String, String)> {
-    let functions = gatebench_lang::functions(lang, source).ok()?;
-    let holder = functions
-        .iter()
-        .filter(|f| f.lines[0] <= lines[0] && lines[1] <= f.lines[1])
-        .min_by_key(|f| f.lines[1] - f.lines[0])?;
-    let stub = gatebench_lang::mutations(lang, source, Operator::StubDefault)
-        .ok()?
-        .into_iter()
-        .find(|m| m.function == holder.qualified)?;
-    Some((gatebench_lang::apply(source, &stub.edits), stub.description))
 }
 
 /// Whether a test id as the framework reported it is the test a test ref names.

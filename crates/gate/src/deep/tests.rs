@@ -162,3 +162,90 @@ fn deep_mode_changes_nothing_and_a_second_run_executes_nothing() {
     );
     assert!(cached_runs().1 > hits);
 }
+
+#[test]
+fn a_hollow_test_does_not_hide_behind_a_sibling_that_fails() {
+    // REQ-001-B01 gains a second test that calls the code and asserts nothing; its sibling still
+    // fails without the code, so judged together the obligation's tests look verified.
+    const HOLLOW: &str = "test_cancel_returns_the_subscription";
+    let cited = format!("{TESTS}::{HOLLOW}");
+    let mut golden = Golden::new();
+    golden
+        .replace(
+            TESTS,
+            "\n\ndef test_non_owner_is_refused",
+            &format!("\n\ndef {HOLLOW}():\n    cancel(Sub(\"alice\"), \"alice\")\n\n\ndef test_non_owner_is_refused"),
+        )
+        .replace(
+            &feature("evidence/unit.log"),
+            "tests/test_cancel.py::test_non_owner_is_refused PASSED",
+            &format!("{cited} PASSED [ 66%]\ntests/test_cancel.py::test_non_owner_is_refused PASSED"),
+        )
+        .replace(&feature("evidence/unit.log"), "2 passed", "3 passed")
+        .edit_json(&feature("receipts/tests/unit.json"), |v| {
+            v["obligations"][0]["test_ids"]
+                .as_array_mut()
+                .expect("test ids")
+                .push(HOLLOW.into());
+        });
+    for ledger in ["requirements.json", "traceability.json"] {
+        let cited = cited.clone();
+        golden.edit_json(&feature(ledger), move |v| {
+            let first = if ledger == "requirements.json" {
+                &mut v["requirements"][0]["obligations"][0]
+            } else {
+                &mut v["rows"][0]
+            };
+            first["test_refs"]
+                .as_array_mut()
+                .expect("test refs")
+                .push(cited.into());
+        });
+    }
+    let repo = golden.build();
+    assert_pass(&repo.gate());
+    let report = deep(&repo);
+    let found = findings_of(&report, "red-green");
+    assert_eq!(found.len(), 1, "{}", describe(&report));
+    assert!(found[0].title.contains(HOLLOW), "{}", describe(&report));
+    assert_eq!(found[0].obligation_id.as_deref(), Some("REQ-001-B01"));
+    let at = found[0].location.as_ref().expect("a location");
+    assert_eq!(at.path, TESTS);
+    assert_eq!(
+        at.line,
+        Some(line_of(&repo.read(TESTS), &format!("def {HOLLOW}")))
+    );
+}
+
+#[test]
+fn cited_code_that_no_test_of_the_obligation_needs_is_a_finding() {
+    // REQ-001-B01 also cites a function its test never reaches: the test still fails without
+    // `cancel`, so it verifies something, but not everything the obligation claims.
+    const DESCRIBE: &str = "src/subscription/cancel.py:15-16";
+    let mut golden = Golden::new();
+    golden.replace(
+        CODE,
+        "    return subscription\n",
+        "    return subscription\n\n\ndef describe(subscription):\n    return f\"{subscription.owner}: {subscription.status}\"\n",
+    );
+    for ledger in ["requirements.json", "traceability.json"] {
+        golden.edit_json(&feature(ledger), move |v| {
+            let first = if ledger == "requirements.json" {
+                &mut v["requirements"][0]["obligations"][0]
+            } else {
+                &mut v["rows"][0]
+            };
+            first["code_refs"]
+                .as_array_mut()
+                .expect("code refs")
+                .push(DESCRIBE.into());
+        });
+    }
+    let repo = golden.build();
+    assert_pass(&repo.gate());
+    let report = deep(&repo);
+    let found = findings_of(&report, "red-green");
+    assert_eq!(found.len(), 1, "{}", describe(&report));
+    assert!(found[0].title.contains(DESCRIBE), "{}", describe(&report));
+    assert_eq!(found[0].obligation_id.as_deref(), Some("REQ-001-B01"));
+}
