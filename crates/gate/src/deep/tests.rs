@@ -188,20 +188,7 @@ fn a_hollow_test_does_not_hide_behind_a_sibling_that_fails() {
                 .expect("test ids")
                 .push(HOLLOW.into());
         });
-    for ledger in ["requirements.json", "traceability.json"] {
-        let cited = cited.clone();
-        golden.edit_json(&feature(ledger), move |v| {
-            let first = if ledger == "requirements.json" {
-                &mut v["requirements"][0]["obligations"][0]
-            } else {
-                &mut v["rows"][0]
-            };
-            first["test_refs"]
-                .as_array_mut()
-                .expect("test refs")
-                .push(cited.into());
-        });
-    }
+    cite(&mut golden, "test_refs", &cited);
     let repo = golden.build();
     assert_pass(&repo.gate());
     let report = deep(&repo);
@@ -228,19 +215,7 @@ fn cited_code_that_no_test_of_the_obligation_needs_is_a_finding() {
         "    return subscription\n",
         "    return subscription\n\n\ndef describe(subscription):\n    return f\"{subscription.owner}: {subscription.status}\"\n",
     );
-    for ledger in ["requirements.json", "traceability.json"] {
-        golden.edit_json(&feature(ledger), move |v| {
-            let first = if ledger == "requirements.json" {
-                &mut v["requirements"][0]["obligations"][0]
-            } else {
-                &mut v["rows"][0]
-            };
-            first["code_refs"]
-                .as_array_mut()
-                .expect("code refs")
-                .push(DESCRIBE.into());
-        });
-    }
+    cite(&mut golden, "code_refs", DESCRIBE);
     let repo = golden.build();
     assert_pass(&repo.gate());
     let report = deep(&repo);
@@ -248,4 +223,23 @@ fn cited_code_that_no_test_of_the_obligation_needs_is_a_finding() {
     assert_eq!(found.len(), 1, "{}", describe(&report));
     assert!(found[0].title.contains(DESCRIBE), "{}", describe(&report));
     assert_eq!(found[0].obligation_id.as_deref(), Some("REQ-001-B01"));
+}
+
+/// `reference` added to REQ-001-B01's `field` (`code_refs`, `test_refs`) in the requirements and
+/// the traceability matrix alike.
+fn cite(golden: &mut Golden, field: &'static str, reference: &str) {
+    for ledger in ["requirements.json", "traceability.json"] {
+        let reference = reference.to_owned();
+        golden.edit_json(&feature(ledger), move |v| {
+            let first = if ledger == "requirements.json" {
+                &mut v["requirements"][0]["obligations"][0]
+            } else {
+                &mut v["rows"][0]
+            };
+            first[field]
+                .as_array_mut()
+                .expect("a list of refs")
+                .push(reference.into());
+        });
+    }
 }
