@@ -462,6 +462,16 @@ fn every_hand_written_semantic_fixture_is_proved_by_running_its_suite() {
         } else {
             assert!(p.weakened_with.is_none(), "{}", p.fixture);
         }
+        // A lying agent's code change alone fails the tests it hollowed; a code change that
+        // leaves the tests alone has nothing more to prove.
+        match &p.code_alone {
+            Some(alone) => {
+                assert_eq!(f.category, "semantic-lying-agent", "{}", p.fixture);
+                assert!(alone.killed(), "{}: {}", p.fixture, alone.summary());
+                assert!(!p.changed_tests.is_empty(), "{}", p.fixture);
+            }
+            None => assert_ne!(f.category, "semantic-lying-agent", "{}", p.fixture),
+        }
     }
     // Spread: every golden, every language, both signals, every category.
     let goldens: std::collections::BTreeSet<_> =
@@ -482,7 +492,8 @@ fn every_hand_written_semantic_fixture_is_proved_by_running_its_suite() {
 }
 
 /// A hand-written fixture whose declared signal its suite contradicts is refused, naming the
-/// fixture and the failing test (declared silent) or the green run (declared loud).
+/// fixture and the failing test (declared silent) or the green run (declared loud); so is a lying
+/// agent whose code change alone the tests it hollowed never caught.
 #[test]
 fn a_hand_written_fixture_whose_suite_contradicts_its_signal_is_refused() {
     let dir = tempfile::tempdir().unwrap();
@@ -514,6 +525,25 @@ fn a_hand_written_fixture_whose_suite_contradicts_its_signal_is_refused() {
         "loud",
         &CALC.replace("return value", "return value  # in range"),
     );
+    // A lying agent whose code change breaks nothing: the test it hollowed never caught it.
+    write(
+        "clamp-semantic-hollow",
+        "silent",
+        &CALC.replace("return value", "return value  # ok"),
+    );
+    let hollow = fixtures.join("clamp-semantic-hollow");
+    std::fs::create_dir_all(hollow.join("plant/tests")).unwrap();
+    std::fs::write(
+        hollow.join("plant/tests/test_calc.py"),
+        TESTS.replace(
+            "    assert clamp(12, 0, 10) == 10\n",
+            "    clamp(12, 0, 10)\n",
+        ),
+    )
+    .unwrap();
+    let yaml = hollow.join("fixture.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(&yaml, text.replace("semantic-code", "semantic-lying-agent")).unwrap();
     let corpus = corpus::load(&fixtures).unwrap_or_else(|e| panic!("{e:?}"));
     let runs = Runs::new(None);
     let refusal = |id: &str| {
@@ -537,6 +567,14 @@ fn a_hand_written_fixture_whose_suite_contradicts_its_signal_is_refused() {
             "clamp-semantic-noted: declared loud but the suite does not fail on it: exit 0"
         ),
         "{loud}"
+    );
+    let hollowed = refusal("clamp-semantic-hollow");
+    assert!(
+        hollowed.contains(
+            "clamp-semantic-hollow: its code change alone is not caught by the tests it \
+             changes: exit 0"
+        ),
+        "{hollowed}"
     );
     // The bundled-corpus proof over this corpus stops at the first refusal.
     assert!(handwritten::prove_all(&corpus, &runs).is_err());

@@ -3,7 +3,9 @@
 //! tree in the sandbox and must fail (`loud`) or stay green (`silent`) as the fixture declares; a
 //! fixture that changes tests (`test-not-verifying`) must also be shown to weaken verification: a
 //! code mutant of its obligations that a changed test kills on the golden gets past the changed
-//! tests once the fixture's change is made (the proof of `validate.rs`, [`validate::weakened_by`]).
+//! tests once the fixture's change is made (the proof of `validate.rs`, [`validate::weakened_by`]);
+//! a lying agent (a code change with tests changed too) must have a code change that, run alone on
+//! the golden's tests, fails a test it changes.
 
 use std::collections::BTreeSet;
 
@@ -28,11 +30,14 @@ pub struct Proof {
     pub signal: Signal,
     /// The golden's suite on the fixture's head tree.
     pub observed: Observed,
-    /// A test change: the tests it changes, as `path::name`.
+    /// The tests the fixture changes, as `path::name` (a test change, a lying agent).
     pub changed_tests: Vec<String>,
     /// A test change: the code mutant (a record id) that the golden's tests kill and the changed
     /// tests let through.
     pub weakened_with: Option<String>,
+    /// A code change that also changes tests (a lying agent): the suite on the code change alone,
+    /// the golden's tests kept, which fails, among others, a test the fixture changes.
+    pub code_alone: Option<Observed>,
 }
 
 /// Every fixture of `corpus` with `tier: semantic` (the bundled corpus holds only hand-written
@@ -48,6 +53,30 @@ pub fn prove_all(corpus: &Corpus, runs: &Runs) -> Result<Vec<Proof>> {
         .collect()
 }
 
+/// One fixture being proved: what every step needs.
+struct Ctx<'a> {
+    fixture: &'a Fixture,
+    ledger: Ledger<'a>,
+    suite: Suite,
+    /// The fixture's head tree.
+    files: Files,
+    runs: &'a Runs,
+}
+
+impl Ctx<'_> {
+    fn fail(&self, why: impl std::fmt::Display) -> Error {
+        Error::invalid(
+            self.fixture.yaml_file(),
+            format!("{}: {why}", self.fixture.id),
+        )
+    }
+
+    fn run(&self, files: &Files) -> Observed {
+        let s = &self.suite;
+        self.runs.run(files, &s.command, &s.toolchain, s.declared)
+    }
+}
+
 /// Proves one hand-written semantic fixture of `corpus` by running its golden's suite (see the
 /// module's doc); `record` (the validation record) is needed for a test change. An error names
 /// the fixture and says which proof failed, e.g. "declared silent but the suite fails: ...".
@@ -57,23 +86,28 @@ pub fn prove(
     fixture: &Fixture,
     runs: &Runs,
 ) -> Result<Proof> {
-    let fail = |why: String| Error::invalid(fixture.yaml_file(), format!("{}: {why}", fixture.id));
+    let fail = |why: &str| Error::invalid(fixture.yaml_file(), format!("{}: {why}", fixture.id));
     let signal = match (fixture.tier, fixture.signal) {
         (Tier::Semantic, Some(s)) => s,
-        _ => return Err(fail("not a semantic fixture with a declared signal".into())),
+        _ => return Err(fail("not a semantic fixture with a declared signal")),
     };
     let golden = fixture
         .golden
         .as_deref()
         .and_then(|g| corpus.get(g))
-        .ok_or_else(|| fail("its golden is not in the corpus".into()))?;
-    let suite = Suite::of(golden)?;
+        .ok_or_else(|| fail("its golden is not in the corpus"))?;
     let full = fixture.full()?;
-    let files = full.compose()?.final_files().clone();
-    let observed = runs.run(&files, &suite.command, &suite.toolchain, suite.declared);
+    let cx = Ctx {
+        fixture,
+        ledger: Ledger::of(golden).ok_or_else(|| fail("its golden has no ledger"))?,
+        suite: Suite::of(golden)?,
+        files: full.compose()?.final_files().clone(),
+        runs,
+    };
+    let observed = cx.run(&cx.files);
     match signal {
         Signal::Loud if !observed.killed() => {
-            return Err(fail(format!(
+            return Err(cx.fail(format_args!(
                 "declared loud but the suite does not fail on it: {}",
                 observed.summary()
             )))
@@ -84,37 +118,48 @@ pub fn prove(
             } else {
                 observed.failing.join(", ")
             };
-            return Err(fail(format!("declared silent but the suite fails: {why}")));
+            return Err(cx.fail(format_args!("declared silent but the suite fails: {why}")));
         }
         _ => {}
     }
+    let changed = changed_tests(cx.ledger.files, &cx.files);
     let mut proof = Proof {
         fixture: fixture.id.clone(),
         signal,
         observed,
-        changed_tests: Vec::new(),
+        changed_tests: changed.iter().map(|(p, n)| format!("{p}::{n}")).collect(),
         weakened_with: None,
+        code_alone: None,
     };
-    if full.expect.kind != Some(Kind::TestNotVerifying) {
-        return Ok(proof);
+    if full.expect.kind == Some(Kind::TestNotVerifying) {
+        if changed.is_empty() {
+            return Err(cx.fail("a test change that changes no test of the golden"));
+        }
+        let record =
+            record.ok_or_else(|| cx.fail("no validation record to find code mutants in"))?;
+        let obligations: Vec<String> = full
+            .expect
+            .locus
+            .iter()
+            .filter_map(|l| l.obligation.clone())
+            .collect();
+        proof.weakened_with = Some(weakened(&cx, record, &obligations, &changed)?);
+    } else if !changed.is_empty() {
+        proof.code_alone = Some(code_alone(&cx, &changed)?);
     }
-    let ledger = Ledger::of(golden).ok_or_else(|| fail("its golden has no ledger".into()))?;
-    let changed = changed_tests(ledger.files, &files);
-    if changed.is_empty() {
-        return Err(fail(
-            "a test change that changes no test of the golden".into(),
-        ));
-    }
-    let record =
-        record.ok_or_else(|| fail("no validation record to find code mutants in".into()))?;
-    let obligations: Vec<String> = full
-        .expect
-        .locus
-        .iter()
-        .filter_map(|l| l.obligation.clone())
-        .collect();
-    let argv = &suite.command.argv;
-    let candidates = candidate::candidates(&ledger);
+    Ok(proof)
+}
+
+/// The loud code mutant of `obligations` (a record id) that a changed test kills on the golden and
+/// that gets past the changed tests once the fixture's change is made.
+fn weakened(
+    cx: &Ctx<'_>,
+    record: &Record,
+    obligations: &[String],
+    changed: &[(String, String)],
+) -> Result<String> {
+    let argv = &cx.suite.command.argv;
+    let candidates = candidate::candidates(&cx.ledger);
     let loud: Vec<(&Candidate, &[String])> = candidates
         .iter()
         .filter(|c| c.family == OperatorFamily::Code)
@@ -126,28 +171,42 @@ pub fn prove(
         })
         .collect();
     let is_changed = |id: &str| changed.iter().any(|(p, n)| names_test(id, p, n));
-    let overlay = changed_files(ledger.files, &files);
-    let weakening = validate::weakened_by(loud, &obligations, &is_changed, TRIES, &|code| {
-        runs.run(
-            &with_overlay(code, &overlay),
-            &suite.command,
-            &suite.toolchain,
-            suite.declared,
-        )
+    let overlay = changed_files(cx.ledger.files, &cx.files);
+    let weakening = validate::weakened_by(loud, obligations, &is_changed, TRIES, &|code| {
+        cx.run(&with_overlay(&code.files, &overlay))
     });
-    proof.changed_tests = changed.iter().map(|(p, n)| format!("{p}::{n}")).collect();
-    match weakening.with {
-        Some(with) => {
-            proof.weakened_with = Some(with);
-            Ok(proof)
-        }
-        None => Err(fail(format!(
+    weakening.with.ok_or_else(|| {
+        let names: Vec<String> = changed.iter().map(|(p, n)| format!("{p}::{n}")).collect();
+        cx.fail(format_args!(
             "no code mutant of {} that the golden's tests kill gets past the changed tests {} \
              (tried {})",
             obligations.join(", "),
-            proof.changed_tests.join(", "),
+            names.join(", "),
             weakening.tried
-        ))),
+        ))
+    })
+}
+
+/// A lying agent's code change run alone, on the golden's tests: it must fail one of the tests the
+/// fixture changes (they were hollowed because they caught it).
+fn code_alone(cx: &Ctx<'_>, changed: &[(String, String)]) -> Result<Observed> {
+    let test_paths: BTreeSet<&str> = changed.iter().map(|(p, _)| p.as_str()).collect();
+    let code: Files = changed_files(cx.ledger.files, &cx.files)
+        .into_iter()
+        .filter(|(path, _)| !test_paths.contains(path.as_str()))
+        .collect();
+    let alone = cx.run(&with_overlay(cx.ledger.files, &code));
+    let caught = alone
+        .failing
+        .iter()
+        .any(|id| changed.iter().any(|(p, n)| names_test(id, p, n)));
+    if alone.killed() && caught {
+        Ok(alone)
+    } else {
+        Err(cx.fail(format_args!(
+            "its code change alone is not caught by the tests it changes: {}",
+            alone.summary()
+        )))
     }
 }
 
@@ -198,9 +257,9 @@ fn changed_files(golden: &Files, tree: &Files) -> Files {
     out
 }
 
-/// `code`'s tree with the fixture's changed files written over it.
-fn with_overlay(code: &Candidate, overlay: &Files) -> Files {
-    let mut files = code.files.clone();
+/// `base` with the files of `overlay` written over it.
+fn with_overlay(base: &Files, overlay: &Files) -> Files {
+    let mut files = base.clone();
     for (path, content) in overlay {
         files.insert(path.clone(), content.clone());
     }
