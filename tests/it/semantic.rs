@@ -2,7 +2,8 @@
 //! `clamp` function and its pytest tests), the validation cache (a second validation executes no
 //! test command), the record planted as fixtures of tier `semantic` and refused once stale, the
 //! bad inputs (a suite that fails or hangs at baseline, a missing program), and the bundled record:
-//! current, and as large and as varied as the issue asks.
+//! current, and as large and as varied as the issue asks; the hand-written semantic fixtures, each
+//! proved by running its golden's suite, and one declared silent whose suite fails refused.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -11,6 +12,7 @@ use gatebench::corpus;
 use gatebench::corpus::scenario::MutantSelection;
 use gatebench::corpus::taxonomy::{Signal, Tier};
 use gatebench::mutate::generate;
+use gatebench::mutate::semantic::handwritten;
 use gatebench::mutate::semantic::record::{Record, Status};
 use gatebench::mutate::semantic::runs::Runs;
 use gatebench::mutate::semantic::validate;
@@ -396,4 +398,184 @@ fn explain_shows_a_semantic_mutants_evidence() {
         "{}",
         out.stdout
     );
+}
+
+/// The hand-written semantic fixtures (`fixtures/<golden>-semantic-*`): each one's declared signal
+/// holds when its golden's suite runs on it, and each test change lets through a code mutant that
+/// the golden's tests kill. One per operator family, over every golden and language.
+#[test]
+fn every_hand_written_semantic_fixture_is_proved_by_running_its_suite() {
+    let fixtures = common::root().join("fixtures");
+    let corpus = corpus::load(&fixtures).unwrap_or_else(|e| panic!("{e:?}"));
+    let record = Record::load(&fixtures)
+        .unwrap()
+        .expect("the bundled record");
+    let runs = Runs::new(None);
+    let hand: Vec<_> = corpus
+        .fixtures
+        .iter()
+        .filter(|f| f.tier == Tier::Semantic)
+        .collect();
+    assert!(
+        hand.len() >= 12,
+        "{} hand-written semantic fixtures",
+        hand.len()
+    );
+    let mut proofs = Vec::new();
+    let mut failed = Vec::new();
+    for f in &hand {
+        assert!(f.id.contains("-semantic-"), "{}", f.id);
+        match handwritten::prove(&corpus, Some(&record), f, &runs) {
+            Ok(p) => proofs.push(p),
+            Err(e) => failed.push(e.to_string()),
+        }
+    }
+    assert!(failed.is_empty(), "not proved:\n{}", failed.join("\n"));
+    assert_eq!(proofs.len(), hand.len());
+    for (f, p) in hand.iter().zip(&proofs) {
+        assert_eq!(p.fixture, f.id);
+        match p.signal {
+            Signal::Loud => assert!(
+                p.observed.killed(),
+                "{}: {}",
+                p.fixture,
+                p.observed.summary()
+            ),
+            Signal::Silent => assert!(
+                p.observed.green(),
+                "{}: {}",
+                p.fixture,
+                p.observed.summary()
+            ),
+        }
+        if f.category == "semantic-test" {
+            let with = p
+                .weakened_with
+                .as_deref()
+                .expect("the code mutant that proves it");
+            assert_eq!(
+                record.get(with).map(|e| e.status),
+                Some(Status::Loud),
+                "{with}"
+            );
+            assert!(!p.changed_tests.is_empty(), "{}", p.fixture);
+        } else {
+            assert!(p.weakened_with.is_none(), "{}", p.fixture);
+        }
+        // A lying agent's code change alone fails the tests it hollowed; a code change that
+        // leaves the tests alone has nothing more to prove.
+        match &p.code_alone {
+            Some(alone) => {
+                assert_eq!(f.category, "semantic-lying-agent", "{}", p.fixture);
+                assert!(alone.killed(), "{}: {}", p.fixture, alone.summary());
+                assert!(!p.changed_tests.is_empty(), "{}", p.fixture);
+            }
+            None => assert_ne!(f.category, "semantic-lying-agent", "{}", p.fixture),
+        }
+    }
+    // Spread: every golden, every language, both signals, every category.
+    let goldens: std::collections::BTreeSet<_> =
+        hand.iter().filter_map(|f| f.golden.as_deref()).collect();
+    assert_eq!(goldens.len(), 6, "{goldens:?}");
+    for tag in ["python", "javascript", "rust", "loud", "silent"] {
+        assert!(
+            hand.iter().any(|f| f.tags.iter().any(|t| t == tag)),
+            "no {tag} fixture"
+        );
+    }
+    for category in ["semantic-code", "semantic-test", "semantic-lying-agent"] {
+        assert!(
+            hand.iter().any(|f| f.category == category),
+            "no {category} fixture"
+        );
+    }
+}
+
+/// A hand-written fixture whose declared signal its suite contradicts is refused, naming the
+/// fixture and the failing test (declared silent) or the green run (declared loud); so is a lying
+/// agent whose code change alone the tests it hollowed never caught.
+#[test]
+fn a_hand_written_fixture_whose_suite_contradicts_its_signal_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = golden(dir.path(), PYTEST, 60);
+    let write = |id: &str, signal: &str, calc: &str| {
+        let root = fixtures.join(id);
+        std::fs::create_dir_all(root.join("plant")).unwrap();
+        std::fs::write(
+            root.join("fixture.yaml"),
+            format!(
+                "id: {id}\ndescription: A changed clamp.\nextends: clamp\ncategory: semantic-code\n\
+                 tags: [semantic, {signal}, python]\ntier: semantic\nsignal: {signal}\n\
+                 plant:\n  overlay: plant\nexpect:\n  verdict: fail\n  \
+                 kind: obligation-not-implemented\n  locus:\n    - obligation: REQ-001-B01\n"
+            ),
+        )
+        .unwrap();
+        std::fs::write(root.join("plant/calc.py"), calc).unwrap();
+    };
+    // The upper bound returns the lower one: a test fails, though the fixture says silent.
+    write(
+        "clamp-semantic-upper",
+        "silent",
+        &CALC.replace("return high", "return low"),
+    );
+    // A comment added: nothing fails, though the fixture says loud.
+    write(
+        "clamp-semantic-noted",
+        "loud",
+        &CALC.replace("return value", "return value  # in range"),
+    );
+    // A lying agent whose code change breaks nothing: the test it hollowed never caught it.
+    write(
+        "clamp-semantic-hollow",
+        "silent",
+        &CALC.replace("return value", "return value  # ok"),
+    );
+    let hollow = fixtures.join("clamp-semantic-hollow");
+    std::fs::create_dir_all(hollow.join("plant/tests")).unwrap();
+    std::fs::write(
+        hollow.join("plant/tests/test_calc.py"),
+        TESTS.replace(
+            "    assert clamp(12, 0, 10) == 10\n",
+            "    clamp(12, 0, 10)\n",
+        ),
+    )
+    .unwrap();
+    let yaml = hollow.join("fixture.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(&yaml, text.replace("semantic-code", "semantic-lying-agent")).unwrap();
+    let corpus = corpus::load(&fixtures).unwrap_or_else(|e| panic!("{e:?}"));
+    let runs = Runs::new(None);
+    let refusal = |id: &str| {
+        let f = corpus.get(id).unwrap();
+        match handwritten::prove(&corpus, None, f, &runs) {
+            Ok(p) => panic!("{id} was proved: {p:?}"),
+            Err(e) => e.to_string(),
+        }
+    };
+    let silent = refusal("clamp-semantic-upper");
+    assert!(
+        silent.contains(
+            "clamp-semantic-upper: declared silent but the suite fails: \
+             tests/test_calc.py::test_values_above_are_lowered"
+        ),
+        "{silent}"
+    );
+    let loud = refusal("clamp-semantic-noted");
+    assert!(
+        loud.contains(
+            "clamp-semantic-noted: declared loud but the suite does not fail on it: exit 0"
+        ),
+        "{loud}"
+    );
+    let hollowed = refusal("clamp-semantic-hollow");
+    assert!(
+        hollowed.contains(
+            "clamp-semantic-hollow: its code change alone is not caught by the tests it \
+             changes: exit 0"
+        ),
+        "{hollowed}"
+    );
+    // The bundled-corpus proof over this corpus stops at the first refusal.
+    assert!(handwritten::prove_all(&corpus, &runs).is_err());
 }

@@ -247,35 +247,64 @@ fn validate_test(
     }
     let change = &t.changes[0];
     let test_name = &change.mutation.function;
-    let provers = loud.iter().filter(|(c, o)| {
-        c.obligations.iter().any(|ob| t.obligations.contains(ob))
-            && o.failing
-                .iter()
-                .any(|id| names_test(id, &change.path, test_name))
+    let weakening = weakened_by(
+        loud.iter().map(|(c, o)| (c, o.failing.as_slice())),
+        &t.obligations,
+        &|id| names_test(id, &change.path, test_name),
+        PROOF_TRIES,
+        &|code| run(&combine(t, code, "with")),
+    );
+    evidence.extend(weakening.evidence);
+    let status = match (&weakening.with, weakening.tried) {
+        (Some(_), _) => Status::Silent,
+        (None, 0) => Status::Unproven,
+        (None, _) => Status::Equivalent,
+    };
+    entry(t, argv, status, weakening.with, evidence)
+}
+
+/// What trying a test change with code mutants found.
+#[derive(Debug, Default)]
+pub struct Weakening {
+    /// The code mutant that proves the change weakens verification.
+    pub with: Option<String>,
+    /// How many code mutants were tried.
+    pub tried: usize,
+    /// Each try's run, as `with <code mutant id>`.
+    pub evidence: Vec<Evidence>,
+}
+
+/// Proves that a test change weakens verification: of `loud` (code mutants, each with the tests
+/// that failed on it alone), those that touch one of `obligations` and that one of the changed
+/// tests kills (`changed` tells a failing test id of theirs) are tried in order, at most `tries`,
+/// each run with the test change made (`run_with`); the first on which no changed test fails any
+/// more proves it. A try that timed out, did not build or could not start proves nothing.
+pub fn weakened_by<'a>(
+    loud: impl IntoIterator<Item = (&'a Candidate, &'a [String])>,
+    obligations: &[String],
+    changed: &dyn Fn(&str) -> bool,
+    tries: usize,
+    run_with: &dyn Fn(&Candidate) -> Observed,
+) -> Weakening {
+    let mut out = Weakening::default();
+    let provers = loud.into_iter().filter(|(c, failing)| {
+        c.obligations.iter().any(|ob| obligations.contains(ob))
+            && failing.iter().any(|id| changed(id))
     });
-    let mut tried = 0;
-    for (code, _) in provers.take(PROOF_TRIES) {
-        tried += 1;
-        let both = combine(t, code, "with");
-        let o = run(&both);
-        evidence.push(Evidence::of(format!("with {}", code.id), &o));
+    for (code, _) in provers.take(tries) {
+        out.tried += 1;
+        let o = run_with(code);
+        out.evidence
+            .push(Evidence::of(format!("with {}", code.id), &o));
         if o.timed_out || o.build_failed || o.spawn_error.is_some() {
             continue;
         }
-        if !o
-            .failing
-            .iter()
-            .any(|id| names_test(id, &change.path, test_name))
-        {
-            return entry(t, argv, Status::Silent, Some(code.id.clone()), evidence);
+        if !o.failing.iter().any(|id| changed(id)) {
+            out.with = Some(code.id.clone());
+            break;
         }
     }
-    let status = if tried == 0 {
-        Status::Unproven
-    } else {
-        Status::Equivalent
-    };
-    entry(t, argv, status, None, evidence)
+    out
 }
 
 /// Whether a test id as the framework reported it names the test `name` of `path`: pytest ids
