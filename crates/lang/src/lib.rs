@@ -75,3 +75,20 @@ pub fn neutralize(
     };
     Ok(m.filter(|m| Source::parse(lang, &apply(source, &m.edits)).is_ok_and(|s| !s.has_error())))
 }
+
+/// The function `qualified` of `source` with a body that does nothing and raises nothing, in the
+/// language's idiom, and keeps its kind: the quiet default of the `stub-default` operator (`pass`,
+/// `return None`, `return;`, `Default::default()`), except that a Python generator stays one (it
+/// yields nothing) and a `@contextmanager` yields once. A raise would fail even a test that
+/// asserts nothing, and a generator turned into a plain function fails every caller. `None` when
+/// the function is not defined, is a stub already, or its type has no quiet value.
+pub fn quiet(lang: Lang, source: &str, qualified: &str) -> Result<Option<Mutation>, ParseError> {
+    let src = Source::parse(lang, source)?;
+    let m = match lang {
+        Lang::Python => python::quiet(&src, qualified),
+        Lang::JavaScript | Lang::Rust => mutations(lang, source, Operator::StubDefault)?
+            .into_iter()
+            .find(|m| m.function == qualified),
+    };
+    Ok(m.filter(|m| Source::parse(lang, &apply(source, &m.edits)).is_ok_and(|s| !s.has_error())))
+}

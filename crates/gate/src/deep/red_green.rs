@@ -293,17 +293,21 @@ fn outermost_inside(
         .collect()
 }
 
-/// `source` with each of `chosen` given the language's quiet default body, and what was done;
-/// `None` when none of them has such a form.
+/// `source` with each of `chosen` given a quiet body (`gatebench_lang::quiet`: it does nothing,
+/// raises nothing, and a generator stays one), and what was done; `None` when none of them has
+/// such a form.
 fn quiet_bodies(
     lang: Lang,
     source: &str,
     chosen: &[&gatebench_lang::Function],
 ) -> Option<(String, String)> {
-    let stubs = gatebench_lang::mutations(lang, source, Operator::StubDefault).ok()?;
-    let picked: Vec<&gatebench_lang::Mutation> = chosen
+    let picked: Vec<gatebench_lang::Mutation> = chosen
         .iter()
-        .filter_map(|f| stubs.iter().find(|m| m.function == f.qualified))
+        .filter_map(|f| {
+            gatebench_lang::quiet(lang, source, &f.qualified)
+                .ok()
+                .flatten()
+        })
         .collect();
     if picked.is_empty() {
         return None;

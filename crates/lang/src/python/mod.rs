@@ -57,6 +57,12 @@ pub(crate) fn neutralize(src: &Source<'_>, lines: [u32; 2]) -> Option<Mutation> 
     neutral::neutralize(src, lines)
 }
 
+/// The function `qualified` with a body that does nothing and raises nothing (see
+/// [`crate::quiet`]).
+pub(crate) fn quiet(src: &Source<'_>, qualified: &str) -> Option<Mutation> {
+    neutral::quiet(src, qualified)
+}
+
 /// The bytes of a definition's body statements (its docstring included).
 fn body_range(def: &tree::Def<'_>) -> std::ops::Range<usize> {
     let stmts = tree::statements(def.body);

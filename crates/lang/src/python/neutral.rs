@@ -162,3 +162,45 @@ fn enclosing<'t>(src: &'t Source<'_>, node: Node<'t>) -> Option<Def<'t>> {
     }
     None
 }
+
+/// The function `qualified` given a body that does nothing and raises nothing, and stays what it
+/// was: a generator stays a generator (`return` then `yield`: it yields nothing), and a
+/// `@contextmanager` yields once (enters, does nothing, exits); any other function gets the quiet
+/// default the `stub-default` operator writes. `None` when no such function is defined or its body
+/// already is a stub.
+pub(super) fn quiet(src: &Source<'_>, qualified: &str) -> Option<Mutation> {
+    let def = super::tree::defs(src)
+        .into_iter()
+        .find(|d| d.qualified == qualified)?;
+    let yields = super::tree::own_nodes(def.body)
+        .iter()
+        .any(|n| n.kind() == "yield");
+    if !yields {
+        return super::code::mutations(src, Operator::StubDefault)
+            .into_iter()
+            .find(|m| m.function == qualified);
+    }
+    let first = *def.statements().first()?;
+    let indent = src.indent_at(first.start_byte());
+    let manager = super::tree::decorators(def.node)
+        .iter()
+        .any(|d| src.text_of(*d).trim_end().ends_with("contextmanager"));
+    let form = if manager {
+        "yield".to_owned()
+    } else {
+        format!("return\n{indent}yield")
+    };
+    let edit = replace_body(def.body, &form)?;
+    let edits = vec![edit];
+    Some(Mutation {
+        operator: Operator::StubDefault,
+        site: crate::operator::slug(qualified),
+        description: format!(
+            "`{qualified}`: body replaced by `{}`",
+            form.replace(&format!("\n{indent}"), "; ")
+        ),
+        function: qualified.to_owned(),
+        lines: lines_of_edits(src, &edits),
+        edits,
+    })
+}

@@ -104,3 +104,72 @@ fn no_whole_statement_no_mutation() {
     assert_eq!(run([16, 17]), None); // blank lines
     assert_eq!(run([10, 4]), None); // reversed
 }
+
+/// `quiet`: a body that does nothing and raises nothing, of the same kind.
+mod quiet_bodies {
+    use crate::{apply, quiet, Lang};
+
+    const STORE: &str = "\
+from contextlib import contextmanager
+
+
+class Store:
+    @contextmanager
+    def transaction(self):
+        \"\"\"All or nothing.\"\"\"
+        snapshot = list(self.rows)
+        try:
+            yield self
+        except BaseException:
+            self.rows = snapshot
+            raise
+
+    def lines(self, text):
+        for line in text.splitlines():
+            yield line.strip()
+
+    def count(self):
+        return len(self.rows)
+";
+
+    fn quieted(qualified: &str) -> String {
+        let m = quiet(Lang::Python, STORE, qualified)
+            .expect("parses")
+            .expect("a quiet body");
+        apply(STORE, &m.edits)
+    }
+
+    #[test]
+    fn a_context_manager_enters_and_exits_doing_nothing() {
+        let out = quieted("Store.transaction");
+        assert!(
+            out.contains("    def transaction(self):\n        \"\"\"All or nothing.\"\"\"\n        yield\n\n"),
+            "{out}"
+        );
+        assert!(!out.contains("snapshot"), "{out}");
+    }
+
+    #[test]
+    fn a_generator_stays_one_and_yields_nothing() {
+        let out = quieted("Store.lines");
+        assert!(
+            out.contains("    def lines(self, text):\n        return\n        yield\n"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_plain_function_gets_the_stub_default_form() {
+        let out = quieted("Store.count");
+        assert!(!out.contains("len(self.rows)"), "{out}");
+        assert!(
+            ["pass", "return None", "..."]
+                .iter()
+                .any(|form| out.contains(&format!("    def count(self):\n        {form}\n"))),
+            "{out}"
+        );
+        assert!(quiet(Lang::Python, STORE, "Store.missing")
+            .unwrap()
+            .is_none());
+    }
+}
