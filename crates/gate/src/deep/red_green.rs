@@ -20,6 +20,7 @@ use crate::context::live_obligations;
 use crate::deep::rerun::Executed;
 use crate::deep::runner::Runner;
 use crate::finding::GateFinding;
+use crate::ledger::{Obligation, Requirement};
 use crate::load::FeatureLedger;
 use crate::validators::receipt_log::leaf;
 use crate::validators::refs::{parse_reference, Target};
@@ -42,117 +43,141 @@ pub fn findings(
     };
     let mut findings = Vec::new();
     for (requirement, obligation) in live_obligations(&requirements.value) {
-        if obligation.code_refs.is_empty() || obligation.test_refs.is_empty() {
-            continue;
+        if let Some((mine, judged)) = trial_of(runner, obligation, executed) {
+            findings.extend(findings_of(runner, requirement, obligation, &mine, &judged));
         }
-        // The command of a receipt that evidences the obligation, as it ran.
-        let Some(ran) = executed.iter().find(|e| {
-            obligation
-                .evidence_receipts
-                .iter()
-                .any(|r| r.strip_prefix("./").unwrap_or(r) == e.receipt)
-        }) else {
-            continue;
-        };
-        let Some(framework) = ran.run.parsed.framework else {
-            continue;
-        };
-        // The obligation's tests as its command reports them, those that passed (the rerun check
-        // speaks for one that did not).
-        let mine: Vec<&TestOutcome> = ran
-            .run
-            .parsed
-            .tests
+    }
+    findings
+}
+
+/// An obligation's passing tests and, for each of its code refs, the run that judged them with
+/// that code neutralized; `None` when it has no code or test refs, no receipt of it ran, or its
+/// command cannot be narrowed to its tests.
+fn trial_of<'e>(
+    runner: &mut Runner,
+    obligation: &Obligation,
+    executed: &'e [Executed],
+) -> Option<(Vec<&'e TestOutcome>, JudgedRefs)> {
+    if obligation.code_refs.is_empty() || obligation.test_refs.is_empty() {
+        return None;
+    }
+    // The command of a receipt that evidences the obligation, as it ran.
+    let ran = executed.iter().find(|e| {
+        obligation
+            .evidence_receipts
             .iter()
-            .filter(|t| t.result == Ran::Passed)
-            .filter(|t| obligation.test_refs.iter().any(|r| names(&t.id, r)))
-            .collect();
-        if mine.is_empty() {
-            continue;
-        }
-        let Ok(narrowed) = ran.command.only(framework, &mine) else {
-            continue;
-        };
-        let trial = Trial {
-            command: &narrowed,
-            tests: &mine,
-            timeout: timeout_of(ran.run.record.duration_ms),
-        };
-        let judged: Vec<(&String, Option<Judged>)> = obligation
-            .code_refs
-            .iter()
-            .map(|code_ref| {
-                let forms = neutralizations(runner, code_ref);
-                (code_ref, judge(runner, &trial, &forms))
-            })
-            .collect();
-        let at = |runner: &Runner, test_ref: &str| {
-            let (path, line) = test_place(runner, test_ref);
-            move |f: GateFinding| {
-                f.at(path, line)
-                    .requirement(&requirement.id)
-                    .obligation(&obligation.id)
-            }
-        };
-        // Each test must fail for some cited code.
-        let ran: Vec<&Judged> = judged.iter().filter_map(|(_, j)| j.as_ref()).collect();
-        let hollow: Vec<usize> = (0..mine.len())
-            .filter(|&i| !ran.is_empty() && ran.iter().all(|j| !j.failed[i]))
-            .collect();
-        for &i in &hollow {
-            let test_ref = ref_of(obligation, mine[i]);
-            let how: Vec<&str> = ran.iter().map(|j| j.how.as_str()).collect();
-            findings.push(at(runner, test_ref)(GateFinding::new(
+            .any(|r| r.strip_prefix("./").unwrap_or(r) == e.receipt)
+    })?;
+    let framework = ran.run.parsed.framework?;
+    // The obligation's tests as its command reports them, those that passed (the rerun check
+    // speaks for one that did not).
+    let mine: Vec<&TestOutcome> = ran
+        .run
+        .parsed
+        .tests
+        .iter()
+        .filter(|t| t.result == Ran::Passed)
+        .filter(|t| obligation.test_refs.iter().any(|r| names(&t.id, r)))
+        .collect();
+    if mine.is_empty() {
+        return None;
+    }
+    let narrowed = ran.command.only(framework, &mine).ok()?;
+    let trial = Trial {
+        command: &narrowed,
+        tests: &mine,
+        timeout: timeout_of(ran.run.record.duration_ms),
+    };
+    let judged = obligation
+        .code_refs
+        .iter()
+        .map(|code_ref| {
+            let forms = neutralizations(runner, code_ref);
+            (code_ref.clone(), judge(runner, &trial, &forms))
+        })
+        .collect();
+    Some((mine, judged))
+}
+
+/// The findings of one obligation's judged runs: each test that failed in none of them, then
+/// each code ref no test failed for (unless every test is already reported).
+fn findings_of(
+    runner: &Runner,
+    requirement: &Requirement,
+    obligation: &Obligation,
+    mine: &[&TestOutcome],
+    judged: &JudgedRefs,
+) -> Vec<GateFinding> {
+    let at = |test_ref: &str, f: GateFinding| {
+        let (path, line) = test_place(runner, test_ref);
+        f.at(path, line)
+            .requirement(&requirement.id)
+            .obligation(&obligation.id)
+    };
+    let mut findings = Vec::new();
+    // Each test must fail for some cited code.
+    let ran: Vec<&Judged> = judged.iter().filter_map(|(_, j)| j.as_ref()).collect();
+    let hollow: Vec<usize> = (0..mine.len())
+        .filter(|&i| !ran.is_empty() && ran.iter().all(|j| !j.failed[i]))
+        .collect();
+    for &i in &hollow {
+        let test_ref = ref_of(obligation, mine[i]);
+        let how: Vec<&str> = ran.iter().map(|j| j.how.as_str()).collect();
+        findings.push(at(
+            test_ref,
+            GateFinding::new(
                 red_green::SURVIVES,
                 format!(
                     "{test_ref} passes with the code of {} neutralized",
                     obligation.id
                 ),
                 format!(
-                    "{} cites {} and tests it with {test_ref}. With the cited code neutralized in \
-                     a copy of the work tree ({}), that test still passes: it cannot tell the \
-                     obligation's code from no code, so it does not verify it (a test that \
-                     asserts nothing, is skipped, or checks something else).",
-                    obligation.id,
-                    obligation.code_refs.join(", "),
-                    how.join("; ")
-                ),
-            )));
-        }
-        // Each cited piece of code must be missed by some test (unless every test is hollow,
-        // which says it already).
-        if hollow.len() == mine.len() {
+                "{} cites {} and tests it with {test_ref}. With the cited code neutralized in a \
+                 copy of the work tree ({}), that test still passes: it cannot tell the \
+                 obligation's code from no code, so it does not verify it (a test that asserts \
+                 nothing, is skipped, or checks something else).",
+                obligation.id,
+                obligation.code_refs.join(", "),
+                how.join("; ")
+            ),
+            ),
+        ));
+    }
+    // Each cited piece of code must matter to some test (unless every test is hollow, which
+    // says it already).
+    if hollow.len() == mine.len() {
+        return findings;
+    }
+    for (code_ref, j) in judged {
+        let Some(j) = j else { continue };
+        if j.failed.iter().any(|f| *f) {
             continue;
         }
-        for (code_ref, j) in &judged {
-            let Some(j) = j else { continue };
-            if j.failed.iter().any(|f| *f) {
-                continue;
-            }
-            let test_ref = ref_of(obligation, mine[0]);
-            let tests: Vec<&str> = mine.iter().map(|t| t.id.as_str()).collect();
-            findings.push(at(runner, test_ref)(GateFinding::new(
+        let tests: Vec<&str> = mine.iter().map(|t| t.id.as_str()).collect();
+        findings.push(at(
+            ref_of(obligation, mine[0]),
+            GateFinding::new(
                 red_green::SURVIVES,
                 format!(
                     "the tests of {} pass with {code_ref} neutralized",
                     obligation.id
                 ),
                 format!(
-                    "{} cites {code_ref} and tests {}. With that code neutralized in a copy of \
-                     the work tree ({}), every one of them still passes: none verifies that \
-                     code, so the obligation's tests do not cover what it cites.",
-                    obligation.id,
-                    tests.join(", "),
-                    j.how
-                ),
-            )));
-        }
+                "{} cites {code_ref} and tests {}. With that code neutralized in a copy of the \
+                 work tree ({}), every one of them still passes: none verifies that code, so \
+                 the obligation's tests do not cover what it cites.",
+                obligation.id,
+                tests.join(", "),
+                j.how
+            ),
+            ),
+        ));
     }
     findings
 }
 
 /// The test ref of `obligation` that names `test`, or the test's id.
-fn ref_of<'a>(obligation: &'a crate::ledger::Obligation, test: &'a TestOutcome) -> &'a str {
+fn ref_of<'a>(obligation: &'a Obligation, test: &'a TestOutcome) -> &'a str {
     obligation
         .test_refs
         .iter()
@@ -180,6 +205,9 @@ struct Neutralizations {
     first: Option<Neutralized>,
     fallback: Option<Neutralized>,
 }
+
+/// Each code ref of an obligation with the run that judged its tests without that code.
+type JudgedRefs = Vec<(String, Option<Judged>)>;
 
 /// One code ref's neutralized run: how it was neutralized, and which of the trial's tests failed.
 struct Judged {

@@ -42,8 +42,8 @@ fn sites_per_operator_in_tests() {
     assert_eq!(
         counts(TEST_CANCEL),
         [
-            ("drop-assertion", 29),
-            ("trivial-assertion", 25),
+            ("drop-assertion", 30),
+            ("trivial-assertion", 26),
             ("skip-test", 9),
             ("expect-failure", 9),
             ("comment-out-test", 9),
