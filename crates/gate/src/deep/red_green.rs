@@ -118,7 +118,10 @@ fn findings_of(
     // Each test must fail for some cited code.
     let ran: Vec<&Judged> = judged.iter().filter_map(|(_, j)| j.as_ref()).collect();
     let hollow: Vec<usize> = (0..mine.len())
-        .filter(|&i| !ran.is_empty() && ran.iter().all(|j| !j.failed[i]))
+        .filter(|&i| {
+            ran.iter().any(|j| j.failed[i].is_some())
+                && ran.iter().all(|j| j.failed[i] != Some(true))
+        })
         .collect();
     for &i in &hollow {
         let test_ref = ref_of(obligation, mine[i]);
@@ -150,7 +153,7 @@ fn findings_of(
     }
     for (code_ref, j) in judged {
         let Some(j) = j else { continue };
-        if j.failed.iter().any(|f| *f) {
+        if j.failed.iter().all(Option::is_none) || j.failed.contains(&Some(true)) {
             continue;
         }
         let tests: Vec<&str> = mine.iter().map(|t| t.id.as_str()).collect();
@@ -209,30 +212,33 @@ struct Neutralizations {
 /// Each code ref of an obligation with the run that judged its tests without that code.
 type JudgedRefs = Vec<(String, Option<Judged>)>;
 
-/// One code ref's neutralized run: how it was neutralized, and which of the trial's tests failed.
+/// One code ref's neutralized run: how it was neutralized, and for each of the trial's tests
+/// whether it failed (`None`: the run did not report it, so it judged nothing of that test).
 struct Judged {
     how: String,
-    failed: Vec<bool>,
+    failed: Vec<Option<bool>>,
 }
 
 /// The run of `forms` that judges the trial's tests: the first form's, or the fallback's when the
-/// first did not run cleanly (build, start, finish in time); `None` when neither did.
+/// first did not run cleanly (build, start, finish in time, report at least one of the tests);
+/// `None` when neither did.
 fn judge(runner: &mut Runner, trial: &Trial<'_>, forms: &Neutralizations) -> Option<Judged> {
     for form in [&forms.first, &forms.fallback].into_iter().flatten() {
         let run = runner.run(trial.command, Some((&form.path, &form.text)), trial.timeout);
         if run.timed_out() || run.record.spawn_error.is_some() || run.parsed.build_failed {
             continue;
         }
-        let failed = trial
+        let failed: Vec<Option<bool>> = trial
             .tests
             .iter()
             .map(|test| {
-                !run.parsed
-                    .tests
-                    .iter()
-                    .any(|now| now.id == test.id && now.result == Ran::Passed)
+                let now = run.parsed.tests.iter().find(|now| now.id == test.id)?;
+                Some(now.result != Ran::Passed)
             })
             .collect();
+        if failed.iter().all(Option::is_none) {
+            continue;
+        }
         return Some(Judged {
             how: form.how.clone(),
             failed,

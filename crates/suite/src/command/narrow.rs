@@ -240,8 +240,15 @@ pub(super) fn cargo(
     let split = rest.iter().position(|w| w == "--").unwrap_or(rest.len());
     let (cargo_args, libtest_args) = (&rest[..split], rest.get(split + 1..).unwrap_or(&[]));
     let mut narrowed = argv[..=at].to_vec();
-    narrowed.extend(options_only(cargo_args, CARGO_VALUED));
-    narrowed.extend(target_flags(tests));
+    let targets = target_flags(tests);
+    let options = options_only(cargo_args, CARGO_VALUED);
+    if targets.is_empty() {
+        narrowed.extend(options);
+    } else {
+        // The tests' own targets replace the command's (cargo refuses a flag given twice).
+        narrowed.extend(without_targets(&options));
+        narrowed.extend(targets);
+    }
     narrowed.push("--".into());
     narrowed.extend(options_only(libtest_args, LIBTEST_VALUED));
     if !narrowed.iter().skip(at).any(|w| w == "--exact") {
@@ -254,6 +261,35 @@ pub(super) fn cargo(
         }
     }
     Some(Ok(narrowed))
+}
+
+/// cargo options with those that select targets (`--lib`, `--test NAME`, `--all-targets`, ...)
+/// left out.
+fn without_targets(options: &[String]) -> Vec<String> {
+    const SWITCHES: &[&str] = &[
+        "--lib",
+        "--bins",
+        "--tests",
+        "--benches",
+        "--examples",
+        "--all-targets",
+        "--doc",
+    ];
+    const VALUED: &[&str] = &["--test", "--bin", "--bench", "--example"];
+    let mut kept = Vec::with_capacity(options.len());
+    let mut skip_value = false;
+    for word in options {
+        if skip_value {
+            skip_value = false;
+        } else if VALUED.contains(&word.as_str()) {
+            skip_value = true;
+        } else if !SWITCHES.contains(&word.as_str())
+            && !VALUED.iter().any(|v| word.starts_with(&format!("{v}=")))
+        {
+            kept.push(word.clone());
+        }
+    }
+    kept
 }
 
 /// The name libtest knows a test by: its id without the `unittests::` or `path::` cargo put

@@ -151,6 +151,25 @@ fn cargo_is_narrowed_to_the_targets_and_exact_names() {
             "integration_ok"
         ]
     );
+    // The command's own target selection gives way to the tests' (cargo refuses `--lib` twice).
+    assert_eq!(
+        narrowed(
+            "cargo test --lib --test bucket --test=retry --all-targets",
+            Framework::Libtest,
+            &[test(
+                "unittests::bucket::tests::clock_back",
+                Some("src/lib.rs")
+            )]
+        ),
+        [
+            "cargo",
+            "test",
+            "--lib",
+            "--",
+            "--exact",
+            "bucket::tests::clock_back"
+        ]
+    );
     // Doc tests alone: `--doc`; mixed with another target: every target, exact names.
     let doc = test("src/lib.rs - add (line 3)", Some("Doc-tests bucket"));
     assert_eq!(
