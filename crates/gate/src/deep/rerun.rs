@@ -1,7 +1,8 @@
 //! `test-rerun`: every test receipt's command run again in the work copy, and compared test by
 //! test with what the receipt claims. A claimed pass that fails now, or does not run (absent,
-//! skipped, ignored, expected to fail, to-do), is a finding at the receipt and its obligation; a
-//! command that cannot run is one too: nothing it claims was verified.
+//! skipped, ignored, expected to fail, to-do), is a finding at the receipt and its obligation; so
+//! is a command the receipt says exited 0 that fails now, though only tests it claims nothing of
+//! fail; a command that cannot run is one too: nothing it claims was verified.
 
 use std::sync::Arc;
 
@@ -66,6 +67,7 @@ pub fn findings(runner: &mut Runner, feature: &FeatureLedger) -> (Vec<GateFindin
             findings.push(not_runnable(format!("could not start ({e})")));
             continue;
         }
+        let before = findings.len();
         for tested in &value.obligations {
             if tested.result != TestResult::Pass {
                 continue;
@@ -108,6 +110,40 @@ pub fn findings(runner: &mut Runner, feature: &FeatureLedger) -> (Vec<GateFindin
                     .obligation(&tested.id),
                 );
             }
+        }
+        // The command itself recorded a success: it must still succeed, even when what fails
+        // now is a test no obligation claims.
+        if findings.len() == before && value.exit_code == 0 && run.record.exit_code != Some(0) {
+            let failing: Vec<&str> = run
+                .parsed
+                .tests
+                .iter()
+                .filter(|t| t.result == Ran::Failed)
+                .map(|t| t.id.as_str())
+                .collect();
+            let what = if failing.is_empty() {
+                "no test fails by name".to_owned()
+            } else {
+                format!("failing: {}", failing.join(", "))
+            };
+            let mut finding = GateFinding::new(
+                test_rerun::FAILS,
+                format!("the command of {} fails when it runs again", file.path),
+                format!(
+                    "{} records that `{}` exited 0; run again in a copy of the work tree, it exits \
+                     {} ({what}). The code no longer passes the tests this receipt vouches for.",
+                    file.path,
+                    value.command,
+                    run.record
+                        .exit_code
+                        .map_or_else(|| "without a code".to_owned(), |c| c.to_string())
+                ),
+            )
+            .at(&file.path, file.line_of("\"exit_code\""));
+            if let Some(first) = value.obligations.first() {
+                finding = finding.obligation(&first.id);
+            }
+            findings.push(finding);
         }
         ran.push(Executed {
             receipt: name.clone(),

@@ -243,3 +243,29 @@ fn cite(golden: &mut Golden, field: &'static str, reference: &str) {
         });
     }
 }
+
+#[test]
+fn a_receipts_command_that_fails_now_is_a_finding_though_no_claimed_test_fails() {
+    // The change broke a test no receipt names: every claimed test still passes, the command the
+    // receipt says exited 0 does not.
+    let repo = Golden::new()
+        .replace(
+            TESTS,
+            "\n\ndef test_non_owner_is_refused",
+            "\n\ndef test_cancel_keeps_the_owner():\n    assert cancel(Sub(\"alice\"), \"alice\").owner == \"bob\"\n\n\ndef test_non_owner_is_refused",
+        )
+        .build();
+    assert_pass(&repo.gate());
+    let report = deep(&repo);
+    let finding = expect_finding(
+        &report,
+        "test-rerun",
+        "specs/subscription-cancel/receipts/tests/unit.json",
+    );
+    assert!(
+        finding.description.contains("test_cancel_keeps_the_owner"),
+        "{}",
+        describe(&report)
+    );
+    assert_eq!(finding.obligation_id.as_deref(), Some("REQ-001-B01"));
+}
