@@ -11,8 +11,8 @@ use gatebench_suite::{SuiteCommand, SuiteRun, TestResult as Ran};
 use crate::check::rules::test_rerun;
 use crate::deep::runner::{Runner, FIRST_TIMEOUT};
 use crate::finding::GateFinding;
-use crate::ledger::TestResult;
-use crate::load::{quoted, FeatureLedger};
+use crate::ledger::{TestReceipt, TestResult};
+use crate::load::{quoted, FeatureLedger, TextFile};
 use crate::validators::receipt_log::leaf;
 
 /// A receipt's command as it ran (`receipt`: its path in the feature folder), which the red-green
@@ -111,39 +111,8 @@ pub fn findings(runner: &mut Runner, feature: &FeatureLedger) -> (Vec<GateFindin
                 );
             }
         }
-        // The command itself recorded a success: it must still succeed, even when what fails
-        // now is a test no obligation claims.
-        if findings.len() == before && value.exit_code == 0 && run.record.exit_code != Some(0) {
-            let failing: Vec<&str> = run
-                .parsed
-                .tests
-                .iter()
-                .filter(|t| t.result == Ran::Failed)
-                .map(|t| t.id.as_str())
-                .collect();
-            let what = if failing.is_empty() {
-                "no test fails by name".to_owned()
-            } else {
-                format!("failing: {}", failing.join(", "))
-            };
-            let mut finding = GateFinding::new(
-                test_rerun::FAILS,
-                format!("the command of {} fails when it runs again", file.path),
-                format!(
-                    "{} records that `{}` exited 0; run again in a copy of the work tree, it exits \
-                     {} ({what}). The code no longer passes the tests this receipt vouches for.",
-                    file.path,
-                    value.command,
-                    run.record
-                        .exit_code
-                        .map_or_else(|| "without a code".to_owned(), |c| c.to_string())
-                ),
-            )
-            .at(&file.path, file.line_of("\"exit_code\""));
-            if let Some(first) = value.obligations.first() {
-                finding = finding.obligation(&first.id);
-            }
-            findings.push(finding);
+        if findings.len() == before {
+            findings.extend(command_fails(file, value, &run));
         }
         ran.push(Executed {
             receipt: name.clone(),
@@ -152,6 +121,44 @@ pub fn findings(runner: &mut Runner, feature: &FeatureLedger) -> (Vec<GateFindin
         });
     }
     (findings, ran)
+}
+
+/// A receipt whose command recorded exit 0 and fails now: the command itself must still succeed,
+/// even when only tests it claims nothing of fail.
+fn command_fails(file: &TextFile, value: &TestReceipt, run: &SuiteRun) -> Option<GateFinding> {
+    if value.exit_code != 0 || run.record.exit_code == Some(0) {
+        return None;
+    }
+    let failing: Vec<&str> = run
+        .parsed
+        .tests
+        .iter()
+        .filter(|t| t.result == Ran::Failed)
+        .map(|t| t.id.as_str())
+        .collect();
+    let what = if failing.is_empty() {
+        "no test fails by name".to_owned()
+    } else {
+        format!("failing: {}", failing.join(", "))
+    };
+    let code = run
+        .record
+        .exit_code
+        .map_or_else(|| "without a code".to_owned(), |c| c.to_string());
+    let mut finding = GateFinding::new(
+        test_rerun::FAILS,
+        format!("the command of {} fails when it runs again", file.path),
+        format!(
+            "{} records that `{}` exited 0; run again in a copy of the work tree, it exits {code} \
+             ({what}). The code no longer passes the tests this receipt vouches for.",
+            file.path, value.command
+        ),
+    )
+    .at(&file.path, file.line_of("\"exit_code\""));
+    if let Some(first) = value.obligations.first() {
+        finding = finding.obligation(&first.id);
+    }
+    Some(finding)
 }
 
 /// Which of several results of one name speaks: a failure before anything else.
