@@ -10,7 +10,7 @@ use crate::corpus::scenario::MutantSelection;
 use crate::corpus::taxonomy::{Kind, Signal, Tier};
 use crate::corpus::{Corpus, Fixture};
 use crate::error::{Error, Result};
-use crate::mutate::ledger::Ledger;
+use crate::mutate::ledger::{Ledger, Obligation};
 use crate::mutate::mutant::{self, Mutant, Origin};
 use crate::mutate::operator::Planted;
 use crate::mutate::semantic::candidate::{self, Candidate, LYING_AGENT};
@@ -63,6 +63,7 @@ pub fn mutants(corpus: &Corpus, selection: &MutantSelection) -> Result<Vec<Mutan
                 candidates.len()
             ));
         }
+        let obligations = ledger.obligations();
         for c in candidates {
             if !selection.operators.is_empty() && !selection.operators.contains(&c.operator) {
                 continue;
@@ -75,7 +76,7 @@ pub fn mutants(corpus: &Corpus, selection: &MutantSelection) -> Result<Vec<Mutan
                 stale.push(format!("{} changed since it was validated", c.id));
                 continue;
             }
-            out.push(plant(golden, &ledger, &c, e));
+            out.push(plant(golden, &obligations, &c, e));
         }
     }
     if let Some(first) = stale.first() {
@@ -108,7 +109,7 @@ fn lying_agents(ledger: &Ledger<'_>, record: &Record, candidates: &[Candidate]) 
         .collect()
 }
 
-fn plant(golden: &Fixture, ledger: &Ledger<'_>, c: &Candidate, e: &Entry) -> Mutant {
+fn plant(golden: &Fixture, all: &[Obligation], c: &Candidate, e: &Entry) -> Mutant {
     let (_, _, site) = mutant::parse_id(&c.id).unwrap_or_default();
     let fixture = if e.status.planted() {
         let signal = if e.status == Status::Loud {
@@ -138,7 +139,7 @@ fn plant(golden: &Fixture, ledger: &Ledger<'_>, c: &Candidate, e: &Entry) -> Mut
             );
         }
         let mut obligations = c.obligations.clone();
-        obligations.extend(broken_obligations(ledger, c, e));
+        obligations.extend(broken_obligations(all, c, e));
         obligations.sort();
         obligations.dedup();
         for o in &obligations {
@@ -170,15 +171,14 @@ fn plant(golden: &Fixture, ledger: &Ledger<'_>, c: &Candidate, e: &Entry) -> Mut
 /// loud mutant's own run; a lying agent's code mutant alone, whose failing tests it hollowed).
 /// Measured, not inferred: code shared by several behaviours breaks each whose test fails, though
 /// only one obligation may cite it.
-fn broken_obligations(ledger: &Ledger<'_>, c: &Candidate, e: &Entry) -> Vec<String> {
+fn broken_obligations(obligations: &[Obligation], c: &Candidate, e: &Entry) -> Vec<String> {
     let run = match (e.status, e.runs.first()) {
         (Status::Loud, Some(run)) if c.family == gatebench_lang::OperatorFamily::Code => run,
         (Status::Silent, Some(run)) if c.operator == LYING_AGENT => run,
         _ => return Vec::new(),
     };
-    ledger
-        .obligations()
-        .into_iter()
+    obligations
+        .iter()
         .filter(|o| {
             o.test_refs.iter().any(|r| {
                 candidate::test_ref(r).is_some_and(|(path, name)| {
@@ -188,7 +188,7 @@ fn broken_obligations(ledger: &Ledger<'_>, c: &Candidate, e: &Entry) -> Vec<Stri
                 })
             })
         })
-        .map(|o| o.id)
+        .map(|o| o.id.clone())
         .collect()
 }
 

@@ -172,10 +172,7 @@ pub(super) fn quiet(src: &Source<'_>, qualified: &str) -> Option<Mutation> {
     let def = super::tree::defs(src)
         .into_iter()
         .find(|d| d.qualified == qualified)?;
-    let yields = super::tree::own_nodes(def.body)
-        .iter()
-        .any(|n| n.kind() == "yield");
-    if !yields {
+    if !super::code::yields(&def) {
         return super::code::mutations(src, Operator::StubDefault)
             .into_iter()
             .find(|m| m.function == qualified);

@@ -101,6 +101,6 @@ fn is_stub_statement(src: &Source<'_>, stmt: Node<'_>) -> bool {
 }
 
 /// Whether the function's own code yields (it is a generator).
-fn yields(def: &Def<'_>) -> bool {
+pub(in crate::python) fn yields(def: &Def<'_>) -> bool {
     own_nodes(def.body).iter().any(|n| n.kind() == "yield")
 }

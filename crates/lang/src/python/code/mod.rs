@@ -13,7 +13,7 @@ use crate::edit::Edit;
 use crate::operator::{Mutation, Operator};
 use crate::syntax::{named_children, Source};
 /// The not-implemented failures `StubRaise` writes (neutralization uses the first).
-pub(super) use body::STUB_RAISE;
+pub(super) use body::{yields, STUB_RAISE};
 
 /// Every site of code operator `op` in `src`, in source order.
 pub(super) fn mutations(src: &Source<'_>, op: Operator) -> Vec<Mutation> {
