@@ -273,9 +273,11 @@ registry! {
         NOT_RUNNABLE = "command-not-runnable" => "verification-not-runnable",
     }
     /// An obligation's cited code neutralized in a copy of the work tree, one of its tests still
-    /// passes: it cannot fail for it.
+    /// passes: it cannot fail for it; or one site of that code changed (a call deleted, a guard
+    /// deleted, an error branch emptied, a comparison reversed) and every test still passes.
     RedGreen in red_green: Deep, 9, Coverage {
         SURVIVES = "tests-pass-without-the-code" => "test-not-verifying",
+        UNNOTICED = "a-cited-change-goes-unnoticed" => "test-not-verifying",
     }
     // The verification loop (docs/LOOP.md).
     /// The `## Verification` section of `AGENTS.md` is wrong or lacks a key it needs.

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::build_report::{self, SkillGroup};
 use crate::check::{Check, Group};
+use crate::finding::WARNING_MAX;
 use crate::loom::loom_findings_of_features;
 use crate::options::{Depth, GateOptions};
 use crate::repo::{EnvError, RepoView};
@@ -117,7 +118,8 @@ fn judge(
         ),
         Ok((mut items, features)) => {
             if options.depth == Depth::Deep {
-                items.extend(crate::deep::deep_findings(&repo, &features));
+                let failing = items.iter().any(|i| i.severity > WARNING_MAX);
+                items.extend(crate::deep::deep_findings(&repo, &features, failing));
             }
             build_report::judged(items, scope, groups)
         }

@@ -51,43 +51,13 @@ pub fn findings(
 }
 
 /// An obligation's passing tests and, for each of its code refs, the run that judged them with
-/// that code neutralized; `None` when it has no code or test refs, no receipt of it ran, or its
-/// command cannot be narrowed to its tests.
-fn trial_of<'e>(
+/// that code neutralized; `None` when it has no trial ([`Trial::of`]).
+fn trial_of(
     runner: &mut Runner,
     obligation: &Obligation,
-    executed: &'e [Executed],
-) -> Option<(Vec<&'e TestOutcome>, JudgedRefs)> {
-    if obligation.code_refs.is_empty() || obligation.test_refs.is_empty() {
-        return None;
-    }
-    // The command of a receipt that evidences the obligation, as it ran.
-    let ran = executed.iter().find(|e| {
-        obligation
-            .evidence_receipts
-            .iter()
-            .any(|r| r.strip_prefix("./").unwrap_or(r) == e.receipt)
-    })?;
-    let framework = ran.run.parsed.framework?;
-    // The obligation's tests as its command reports them, those that passed (the rerun check
-    // speaks for one that did not).
-    let mine: Vec<&TestOutcome> = ran
-        .run
-        .parsed
-        .tests
-        .iter()
-        .filter(|t| t.result == Ran::Passed)
-        .filter(|t| obligation.test_refs.iter().any(|r| names(&t.id, r)))
-        .collect();
-    if mine.is_empty() {
-        return None;
-    }
-    let narrowed = ran.command.only(framework, &mine).ok()?;
-    let trial = Trial {
-        command: &narrowed,
-        tests: &mine,
-        timeout: timeout_of(ran.run.record.duration_ms),
-    };
+    executed: &[Executed],
+) -> Option<(Vec<TestOutcome>, JudgedRefs)> {
+    let trial = Trial::of(obligation, executed)?;
     let judged = obligation
         .code_refs
         .iter()
@@ -96,7 +66,7 @@ fn trial_of<'e>(
             (code_ref.clone(), judge(runner, &trial, &forms))
         })
         .collect();
-    Some((mine, judged))
+    Some((trial.tests, judged))
 }
 
 /// The findings of one obligation's judged runs: each test that failed in none of them, then
@@ -105,7 +75,7 @@ fn findings_of(
     runner: &Runner,
     requirement: &Requirement,
     obligation: &Obligation,
-    mine: &[&TestOutcome],
+    mine: &[TestOutcome],
     judged: &JudgedRefs,
 ) -> Vec<GateFinding> {
     let at = |test_ref: &str, f: GateFinding| {
@@ -124,7 +94,7 @@ fn findings_of(
         })
         .collect();
     for &i in &hollow {
-        let test_ref = ref_of(obligation, mine[i]);
+        let test_ref = ref_of(obligation, &mine[i]);
         let how: Vec<&str> = ran.iter().map(|j| j.how.as_str()).collect();
         findings.push(at(
             test_ref,
@@ -158,7 +128,7 @@ fn findings_of(
         }
         let tests: Vec<&str> = mine.iter().map(|t| t.id.as_str()).collect();
         findings.push(at(
-            ref_of(obligation, mine[0]),
+            ref_of(obligation, &mine[0]),
             GateFinding::new(
                 red_green::SURVIVES,
                 format!(
@@ -189,24 +159,63 @@ fn ref_of<'a>(obligation: &'a Obligation, test: &'a TestOutcome) -> &'a str {
 }
 
 /// An obligation's tests, narrowed, and how long a run of them may take.
-struct Trial<'a> {
-    command: &'a SuiteCommand,
-    tests: &'a [&'a TestOutcome],
-    timeout: Duration,
+pub(super) struct Trial {
+    pub command: SuiteCommand,
+    /// The obligation's tests that passed in its receipt's command as the gate ran it.
+    pub tests: Vec<TestOutcome>,
+    pub timeout: Duration,
+}
+
+impl Trial {
+    /// The trial of `obligation`: the command of a receipt evidencing it, as it ran, narrowed to
+    /// its tests that passed there (the rerun check speaks for one that did not); `None` when it
+    /// has no code or test refs, no receipt of it ran, none of its tests passed, or the command
+    /// cannot be narrowed to them.
+    pub fn of(obligation: &Obligation, executed: &[Executed]) -> Option<Trial> {
+        if obligation.code_refs.is_empty() || obligation.test_refs.is_empty() {
+            return None;
+        }
+        let ran = executed.iter().find(|e| {
+            obligation
+                .evidence_receipts
+                .iter()
+                .any(|r| r.strip_prefix("./").unwrap_or(r) == e.receipt)
+        })?;
+        let framework = ran.run.parsed.framework?;
+        let tests: Vec<TestOutcome> = ran
+            .run
+            .parsed
+            .tests
+            .iter()
+            .filter(|t| t.result == Ran::Passed)
+            .filter(|t| obligation.test_refs.iter().any(|r| names(&t.id, r)))
+            .cloned()
+            .collect();
+        if tests.is_empty() {
+            return None;
+        }
+        let refs: Vec<&TestOutcome> = tests.iter().collect();
+        let command = ran.command.only(framework, &refs).ok()?;
+        Some(Trial {
+            command,
+            tests,
+            timeout: timeout_of(ran.run.record.duration_ms),
+        })
+    }
 }
 
 /// One cited piece of code with its behaviour removed: the file, its neutralized text, and how.
-struct Neutralized {
-    path: String,
-    text: String,
-    how: String,
+pub(super) struct Neutralized {
+    pub path: String,
+    pub text: String,
+    pub how: String,
 }
 
 /// How one code ref is neutralized: the narrowest form first, and the wider one used only when
 /// the first cannot be judged (it does not build, or there is none).
-struct Neutralizations {
-    first: Option<Neutralized>,
-    fallback: Option<Neutralized>,
+pub(super) struct Neutralizations {
+    pub first: Option<Neutralized>,
+    pub fallback: Option<Neutralized>,
 }
 
 /// Each code ref of an obligation with the run that judged its tests without that code.
@@ -214,17 +223,21 @@ type JudgedRefs = Vec<(String, Option<Judged>)>;
 
 /// One code ref's neutralized run: how it was neutralized, and for each of the trial's tests
 /// whether it failed (`None`: the run did not report it, so it judged nothing of that test).
-struct Judged {
-    how: String,
-    failed: Vec<Option<bool>>,
+pub(super) struct Judged {
+    pub how: String,
+    pub failed: Vec<Option<bool>>,
 }
 
 /// The run of `forms` that judges the trial's tests: the first form's, or the fallback's when the
 /// first did not run cleanly (build, start, finish in time, report at least one of the tests);
 /// `None` when neither did.
-fn judge(runner: &mut Runner, trial: &Trial<'_>, forms: &Neutralizations) -> Option<Judged> {
+pub(super) fn judge(runner: &mut Runner, trial: &Trial, forms: &Neutralizations) -> Option<Judged> {
     for form in [&forms.first, &forms.fallback].into_iter().flatten() {
-        let run = runner.run(trial.command, Some((&form.path, &form.text)), trial.timeout);
+        let run = runner.run(
+            &trial.command,
+            Some((&form.path, &form.text)),
+            trial.timeout,
+        );
         if run.timed_out() || run.record.spawn_error.is_some() || run.parsed.build_failed {
             continue;
         }
@@ -254,30 +267,17 @@ fn judge(runner: &mut Runner, trial: &Trial<'_>, forms: &Neutralizations) -> Opt
 /// fallback, when that cannot be judged (deleting a statement whose binding later lines use does
 /// not build): the function holding the lines given a quiet default body.
 fn neutralizations(runner: &Runner, code_ref: &str) -> Neutralizations {
-    let none = Neutralizations {
-        first: None,
-        fallback: None,
-    };
-    let reference = parse_reference(code_ref);
-    let path = reference
-        .path
-        .strip_prefix("./")
-        .unwrap_or(&reference.path)
-        .to_owned();
-    let Target::Lines(a, b) = reference.target else {
-        return none;
-    };
-    let (Ok(a), Ok(b)) = (u32::try_from(a), u32::try_from(b)) else {
-        return none;
-    };
-    let Some(lang) = Lang::of_path(&path) else {
-        return none;
-    };
-    let Some(source) = runner
-        .original(&path)
-        .and_then(|bytes| String::from_utf8(bytes.to_vec()).ok())
+    let Some(Cited {
+        path,
+        lines: [a, b],
+        lang,
+        source,
+    }) = cited(runner, code_ref)
     else {
-        return none;
+        return Neutralizations {
+            first: None,
+            fallback: None,
+        };
     };
     let form = |(text, how): (String, String)| Neutralized {
         path: path.clone(),
@@ -307,6 +307,36 @@ fn neutralizations(runner: &Runner, code_ref: &str) -> Neutralizations {
             .and_then(|h| quiet_bodies(lang, &source, &[h]))
             .map(form),
     }
+}
+
+/// A code ref's file as the work tree holds it, its cited lines and its language; `None` when the
+/// ref names no line range, or a file the gate does not parse or cannot read as text.
+pub(super) struct Cited {
+    pub path: String,
+    pub lines: [u32; 2],
+    pub lang: Lang,
+    pub source: String,
+}
+
+pub(super) fn cited(runner: &Runner, code_ref: &str) -> Option<Cited> {
+    let reference = parse_reference(code_ref);
+    let path = reference
+        .path
+        .strip_prefix("./")
+        .unwrap_or(&reference.path)
+        .to_owned();
+    let Target::Lines(a, b) = reference.target else {
+        return None;
+    };
+    let lines = [u32::try_from(a).ok()?, u32::try_from(b).ok()?];
+    let lang = Lang::of_path(&path)?;
+    let source = String::from_utf8(runner.original(&path)?.to_vec()).ok()?;
+    Some(Cited {
+        path,
+        lines,
+        lang,
+        source,
+    })
 }
 
 /// The functions wholly inside `lines` that no other such function holds.
@@ -356,7 +386,7 @@ fn quiet_bodies(
 
 /// Where a test ref's test is: its file, and the first line of its definition when the parser
 /// finds it.
-fn test_place(runner: &Runner, test_ref: &str) -> (String, Option<u64>) {
+pub(super) fn test_place(runner: &Runner, test_ref: &str) -> (String, Option<u64>) {
     let (path, name) = test_ref.split_once("::").unwrap_or((test_ref, ""));
     let line = Lang::of_path(path).and_then(|lang| {
         let text = String::from_utf8(runner.original(path)?.to_vec()).ok()?;
@@ -370,9 +400,14 @@ fn test_place(runner: &Runner, test_ref: &str) -> (String, Option<u64>) {
 }
 
 /// Whether a test id as the framework reported it is the test a test ref names.
-fn names(id: &str, test_ref: &str) -> bool {
+pub(super) fn names(id: &str, test_ref: &str) -> bool {
     let Some((path, name)) = test_ref.split_once("::") else {
         return false;
+    };
+    // A parametrized test's cases (`test_x[3000-when0]`) are each the test the ref names.
+    let id = match id.strip_suffix(']').and_then(|open| open.rfind('[')) {
+        Some(bracket) => &id[..bracket],
+        None => id,
     };
     id == test_ref
         || id == format!("{path}::{name}")

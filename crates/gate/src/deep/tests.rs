@@ -269,3 +269,105 @@ fn a_receipts_command_that_fails_now_is_a_finding_though_no_claimed_test_fails()
     );
     assert_eq!(finding.obligation_id.as_deref(), Some("REQ-001-B01"));
 }
+
+/// The golden with a side effect in `cancel` (an event recorded) that REQ-001-B01 cites; its test
+/// asserts only the status.
+fn with_event() -> Golden {
+    let mut golden = Golden::new();
+    golden
+        .replace(
+            CODE,
+            "    subscription.status = \"cancelled\"\n",
+            "    subscription.status = \"cancelled\"\n    subscription.events.append(\"cancelled\")\n",
+        )
+        .replace(
+            TESTS,
+            "        self.status = \"active\"\n",
+            "        self.status = \"active\"\n        self.events = []\n",
+        );
+    golden
+}
+
+/// The findings of the adequacy rule (one site of cited code changed, no test fails).
+fn unnoticed(report: &Report) -> Vec<&gatebench_report::Finding> {
+    report
+        .findings
+        .iter()
+        .filter(|f| f.rule.as_deref().is_some_and(|r| r.contains("unnoticed")))
+        .collect()
+}
+
+#[test]
+fn a_cited_side_effect_no_test_checks_is_a_finding_though_the_test_fails_without_the_code() {
+    // The test kept its status assertion and lost the one on the event: it still fails with
+    // `cancel` quieted (red-green is satisfied), not with the event's call deleted.
+    let repo = with_event().build();
+    assert_pass(&repo.gate());
+    let report = deep(&repo);
+    assert!(
+        findings_of(&report, "red-green")
+            .iter()
+            .all(|f| !f.title.contains("neutralized")),
+        "{}",
+        describe(&report)
+    );
+    let found = unnoticed(&report);
+    assert_eq!(found.len(), 1, "{}", describe(&report));
+    assert!(
+        found[0].title.contains("subscription.events.append"),
+        "{}",
+        describe(&report)
+    );
+    assert_eq!(found[0].obligation_id.as_deref(), Some("REQ-001-B01"));
+    assert_eq!(
+        found[0].location.as_ref().map(|l| l.path.as_str()),
+        Some(TESTS)
+    );
+}
+
+#[test]
+fn a_cited_side_effect_its_test_asserts_passes() {
+    let report = deep(
+        &with_event()
+            .replace(
+                TESTS,
+                "    assert cancel(Sub(\"alice\"), \"alice\").status == \"cancelled\"\n",
+                "    cancelled = cancel(Sub(\"alice\"), \"alice\")\n    assert cancelled.status == \"cancelled\"\n    assert cancelled.events == [\"cancelled\"]\n",
+            )
+            .build(),
+    );
+    assert_pass(&report);
+}
+
+#[test]
+fn the_costliest_check_does_not_run_for_work_that_already_fails() {
+    // The event is unchecked and the test asserts nothing at all: red-green fails the work, so no
+    // site-by-site runs are made.
+    let mut golden = with_event();
+    golden.replace(
+        TESTS,
+        "    assert cancel(Sub(\"alice\"), \"alice\").status == \"cancelled\"",
+        "    cancel(Sub(\"alice\"), \"alice\")",
+    );
+    let report = deep(&golden.build());
+    assert!(!findings_of(&report, "red-green").is_empty());
+    assert!(unnoticed(&report).is_empty(), "{}", describe(&report));
+}
+
+#[test]
+fn each_case_of_a_parametrized_test_is_the_test_its_ref_names() {
+    use crate::deep::red_green::names;
+    let test_ref = "tests/test_refund.py::test_refund_boundaries";
+    assert!(names(
+        "tests/test_refund.py::test_refund_boundaries[3000-start0-when0-3000]",
+        test_ref
+    ));
+    assert!(names(
+        "tests/test_refund.py::test_refund_boundaries",
+        test_ref
+    ));
+    assert!(!names(
+        "tests/test_refund.py::test_refund_boundaries_rounding[a]",
+        test_ref
+    ));
+}

@@ -256,7 +256,11 @@ pub fn round(
         }
         let outcome = match step {
             Step::Alignment => {
-                let (outcome, skein, notes) = alignment(repo_dir, options, config);
+                // The costliest deep check is not run when a dimension before V4 already failed.
+                let failing = outcomes
+                    .values()
+                    .any(|o: &DimensionOutcome| !o.status.is_passed());
+                let (outcome, skein, notes) = alignment(repo_dir, options, config, failing);
                 skein_outcome = skein;
                 loom_notes = Some(notes);
                 outcome
@@ -495,6 +499,7 @@ fn alignment(
     repo_dir: &Path,
     options: &GateOptions,
     config: &LoopConfig,
+    failing: bool,
 ) -> (DimensionOutcome, Option<SkeinOutcome>, String) {
     let repo = match RepoView::open_with(repo_dir, &options.base_ref, options.pinned.as_ref()) {
         Ok(repo) => repo,
@@ -522,7 +527,11 @@ fn alignment(
         Ok((mut items, features)) => {
             // Deep mode runs the receipts' tests again and red-green per obligation here too.
             if options.depth == crate::options::Depth::Deep {
-                items.extend(crate::deep::deep_findings(&repo, &features));
+                let failing = failing
+                    || items
+                        .iter()
+                        .any(|i| i.severity > crate::finding::WARNING_MAX);
+                items.extend(crate::deep::deep_findings(&repo, &features, failing));
             }
             let notes = format!(
                 "loom validators{}: {} finding(s) over every feature ledger",
