@@ -320,11 +320,7 @@ pub(super) struct Cited {
 
 pub(super) fn cited(runner: &Runner, code_ref: &str) -> Option<Cited> {
     let reference = parse_reference(code_ref);
-    let path = reference
-        .path
-        .strip_prefix("./")
-        .unwrap_or(&reference.path)
-        .to_owned();
+    let path = reference.repo_path().to_owned();
     let Target::Lines(a, b) = reference.target else {
         return None;
     };

@@ -237,11 +237,7 @@ pub fn obligation_implemented(repo: &RepoView, feature: &FeatureLedger) -> Vec<G
     for (requirement, obligation) in live_obligations(&requirements.value) {
         for code_ref in &obligation.code_refs {
             let reference = parse_reference(code_ref);
-            let path = reference
-                .path
-                .strip_prefix("./")
-                .unwrap_or(&reference.path)
-                .to_owned();
+            let path = reference.repo_path().to_owned();
             let Some(language) = language_of(&path) else {
                 continue;
             };

@@ -25,6 +25,13 @@ pub struct Reference {
     pub target: Target,
 }
 
+impl Reference {
+    /// The path as the repository names it (a leading `./` dropped).
+    pub fn repo_path(&self) -> &str {
+        self.path.strip_prefix("./").unwrap_or(&self.path)
+    }
+}
+
 /// Parses a reference. `path::ID` splits at the first `::`; `path:N` and `path:A-B` at the last
 /// `:` when what follows is a line or a line range; anything else is a whole-file reference.
 pub fn parse_reference(text: &str) -> Reference {
