@@ -36,7 +36,8 @@ const OPERATORS: [Operator; 4] = [
 ];
 
 /// The adequacy findings of `feature`: for each change in cited code that none of the tests of
-/// any obligation citing it fails, one finding at each of those obligations. A site is judged by
+/// any obligation citing it fails, one finding at each of those obligations whose tests ran
+/// against it. A site is judged by
 /// every obligation whose cited lines hold it (code shared by several behaviours is cited by each,
 /// and each tests its own side of it); the first run a test fails in settles it.
 pub fn findings(
@@ -71,23 +72,20 @@ pub fn findings(
             first: Some(change),
             fallback: None,
         };
-        let mut judged_by_any = false;
-        let mut noticed = false;
+        // The obligations whose tests ran against the change; empty once one of them failed.
+        let mut judged_by = Vec::new();
         for &i in &by {
             let Some(judged) = judge(runner, &citing[i].2, &forms) else {
                 continue;
             };
-            judged_by_any = true;
             if judged.failed.contains(&Some(true)) {
-                noticed = true;
+                judged_by.clear();
                 break;
             }
-        }
-        if !judged_by_any || noticed {
-            continue;
+            judged_by.push(i);
         }
         let how = forms.first.as_ref().map_or("", |c| c.how.as_str());
-        for &i in &by {
+        for i in judged_by {
             let (requirement, obligation, trial) = &citing[i];
             findings.push(unnoticed(runner, requirement, obligation, trial, how));
         }

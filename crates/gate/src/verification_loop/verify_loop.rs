@@ -271,19 +271,7 @@ pub fn round(
             Step::Standard => dimensions::run_command_dimension(step, &config.lint, &ctx),
             Step::Delivery => continue,
         };
-        state.dimensions.put(
-            step,
-            DimensionRecord {
-                status: outcome.status,
-                last_run_at: Some(now()),
-                passed_iteration: outcome.status.is_passed().then_some(iteration),
-                summary: outcome.summary.clone(),
-                failed_items: outcome.failed_items.clone(),
-                critical_items: outcome.critical_items.clone(),
-                warning_items: outcome.warning_items.clone(),
-                log_ref: String::new(),
-            },
-        );
+        state.dimensions.put(step, record_of(&outcome, iteration));
         ran.push(step);
         outcomes.insert(step, outcome);
         state.rerun_plan = plan
@@ -296,24 +284,7 @@ pub fn round(
 
     // The verification loop (docs/CONCEPTS.md#loop-escalation): the same test point failing in two
     // consecutive V2 runs is not tried a third time.
-    let escalation = match (previous_v2, outcomes.get(&Step::Test)) {
-        (Some(before), Some(now)) if now.status == DimensionStatus::Fail => {
-            let points: Vec<String> = now
-                .failed_items
-                .iter()
-                .filter(|p| before.failed_items.contains(p))
-                .cloned()
-                .collect();
-            (!points.is_empty()).then(|| Escalation {
-                points,
-                // V2 re-runs only after it failed, so its last run was the round before.
-                previous_iteration: iteration.saturating_sub(1),
-                previous_summary: before.summary.clone(),
-                current_summary: now.summary.clone(),
-            })
-        }
-        _ => None,
-    };
+    let escalation = escalation_of(previous_v2, outcomes.get(&Step::Test), iteration);
 
     let statuses: Vec<(Step, DimensionStatus)> = Step::DIMENSIONS
         .into_iter()
@@ -376,6 +347,46 @@ pub fn round(
         loop_findings,
         start_note,
     }
+}
+
+/// What the state file records of a dimension that ran in round `iteration`.
+fn record_of(outcome: &DimensionOutcome, iteration: u32) -> DimensionRecord {
+    DimensionRecord {
+        status: outcome.status,
+        last_run_at: Some(now()),
+        passed_iteration: outcome.status.is_passed().then_some(iteration),
+        summary: outcome.summary.clone(),
+        failed_items: outcome.failed_items.clone(),
+        critical_items: outcome.critical_items.clone(),
+        warning_items: outcome.warning_items.clone(),
+        log_ref: String::new(),
+    }
+}
+
+/// The escalation of round `iteration`: the test points V2 failed in this round (`now`) and in its
+/// run before (`before`); `None` when V2 did not fail again on a point it failed before.
+fn escalation_of(
+    before: Option<DimensionRecord>,
+    now: Option<&DimensionOutcome>,
+    iteration: u32,
+) -> Option<Escalation> {
+    let (before, now) = (before?, now?);
+    if now.status != DimensionStatus::Fail {
+        return None;
+    }
+    let points: Vec<String> = now
+        .failed_items
+        .iter()
+        .filter(|p| before.failed_items.contains(p))
+        .cloned()
+        .collect();
+    (!points.is_empty()).then(|| Escalation {
+        points,
+        // V2 re-runs only after it failed, so its last run was the round before.
+        previous_iteration: iteration.saturating_sub(1),
+        previous_summary: before.summary.clone(),
+        current_summary: now.summary.clone(),
+    })
 }
 
 fn keys(steps: &[Step]) -> String {
